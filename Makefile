@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make train` and `make test`.
+# Both create .venv and install from requirements.lock (torch pinned to the 2.13.0 CPU build).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup train test lint bench clean
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+train: $(STAMP)
+	$(BIN)/python -m train.ppo
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy zanzibar_env agents
+	$(BIN)/python -m pytest -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy zanzibar_env agents
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.engine
+	$(BIN)/python -m benchmarks.env_speed
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

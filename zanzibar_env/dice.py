@@ -1,0 +1,66 @@
+"""Where dice come from: an injected ``numpy.random.Generator``, or a script that replays a round exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+import numpy as np
+
+
+class DiceSource(Protocol):
+    """Anything that can throw ``n`` dice, each an int 1..6."""
+
+    def roll(self, n: int) -> list[int]: ...
+
+
+class RandomDice:
+    """Fair dice from an injected generator. Draws are buffered for speed; the same seed gives the same dice."""
+
+    def __init__(self, rng: np.random.Generator | int | None = None, buffer: int = 1024) -> None:
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self._buffer_size = buffer
+        self._buf: list[int] = []
+        self._pos = 0
+
+    def roll(self, n: int) -> list[int]:
+        if self._pos + n > len(self._buf):
+            self._buf = self.rng.integers(1, 7, size=self._buffer_size).tolist()  # faces 1..6
+            self._pos = 0
+        out = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        return out
+
+
+class ScriptedDice:
+    """Replays a fixed sequence of die faces in the order they are thrown; raises when it runs out."""
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self.faces = [int(f) for f in faces]
+        for i, f in enumerate(self.faces):
+            if not 1 <= f <= 6:
+                raise ValueError(f"scripted die #{i} is {f}; every die must be 1-6")
+        self._pos = 0
+
+    def roll(self, n: int) -> list[int]:
+        if self._pos + n > len(self.faces):
+            raise ValueError(
+                f"scripted dice ran out: {n} more needed after {self._pos} of {len(self.faces)} were used"
+            )
+        out = self.faces[self._pos : self._pos + n]
+        self._pos += n
+        return out
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted faces are still unused."""
+        return len(self.faces) - self._pos
+
+
+def as_dice_source(dice: DiceSource | Iterable[int] | None, seed: int | np.random.Generator | None) -> DiceSource:
+    """``dice`` if it is a source, a :class:`ScriptedDice` if it is a list of faces, else seeded random dice."""
+    if dice is None:
+        return RandomDice(seed)
+    if hasattr(dice, "roll"):
+        return dice  # type: ignore[return-value]
+    return ScriptedDice(dice)  # type: ignore[arg-type]

@@ -1,0 +1,215 @@
+"""A game: rounds until someone empties their chips (or one player is left with lives), or truncation.
+
+:class:`GameState` chains :class:`~zanzibar_env.engine.RoundState` objects; :func:`play_round` and
+:func:`play_game` run them from per-seat policies and a seed (or scripted dice) and return records;
+:func:`replay_game` re-plays a record and checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from .dice import DiceSource, ScriptedDice, as_dice_source
+from .engine import RoundState, View
+from .records import GameRecord, RoundRecord
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, load_ruleset
+
+
+class Agent(Protocol):
+    """Anything with ``act(view) -> hold mask``; plain functions ``view -> int`` are accepted too."""
+
+    def act(self, view: View) -> int: ...
+
+
+Policy = Agent | Callable[[View], int]
+
+
+def as_policy(p: Any) -> Callable[[View], int]:
+    """Turn an agent object or a function into a callable ``view -> action``."""
+    if hasattr(p, "act"):
+        return p.act  # type: ignore[no-any-return]
+    if callable(p):
+        return p  # type: ignore[no-any-return]
+    raise ValueError(f"a policy must be a function of the view or have .act(view), got {p!r}")
+
+
+def check_num_players(n: object) -> int:
+    """Return ``n`` if it is a valid table size (2-8), else raise ``ValueError``."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {n!r}")
+    return int(n)
+
+
+class GameState:
+    """A game in progress. Rounds start by themselves; call :meth:`act` while :attr:`current_seat` is set."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        dice: DiceSource,
+        first_seat: int = 0,
+        max_rounds: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        n = check_num_players(num_players)
+        if not isinstance(first_seat, (int, np.integer)) or not 0 <= first_seat < n:
+            raise ValueError(f"first_seat must be a seat 0-{n - 1}, got {first_seat!r}")
+        self.ruleset = ruleset
+        self.source = dice
+        self.max_rounds = max_rounds if max_rounds is not None else ruleset.max_rounds
+        self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), seed)
+        self.stacks = [ruleset.starting_stack] * n
+        self.round: RoundState = RoundState(ruleset, self.stacks, int(first_seat), dice)
+        self._advance()
+
+    @property
+    def num_players(self) -> int:
+        return len(self.stacks)
+
+    @property
+    def done(self) -> bool:
+        return self.round.done and (bool(self.record.winners) or self.record.truncated)
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.done else self.round.current_seat
+
+    def view(self) -> View:
+        if self.done:
+            raise RuntimeError("the game is over")
+        return self.round.view()
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.done else self.round.legal_actions()
+
+    def act(self, action: int) -> None:
+        if self.done:
+            raise RuntimeError("the game is over; start a new game")
+        self.round.act(action)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Close finished rounds and start new ones until a decision is needed or the game ends."""
+        while self.round.done and not self.done:
+            rec = self.round.record
+            self.record.rounds.append(rec)
+            self.stacks = list(rec.stacks_after)
+            self.record.final_stacks = list(self.stacks)
+            winners = self._winners(rec)
+            if winners:
+                self.record.winners = winners
+            elif self.max_rounds is not None and len(self.record.rounds) >= self.max_rounds:
+                self.record.truncated = True
+            else:
+                self.round = RoundState(self.ruleset, self.stacks, self._next_starter(rec), self.source)
+
+    def _winners(self, rec: RoundRecord) -> list[int]:
+        if self.ruleset.stake == "chips":
+            return [s for s, c in enumerate(self.stacks) if c == 0]
+        alive = [s for s, c in enumerate(self.stacks) if c > 0]
+        if len(alive) == 1:
+            return alive
+        if not alive:  # everyone left went out this round: most lives at the round's start survive
+            played = [t.seat for t in rec.turns]
+            best = max(rec.stacks_before[s] for s in played)
+            return [s for s in played if rec.stacks_before[s] == best]
+        return []
+
+    def _next_starter(self, rec: RoundRecord) -> int:
+        """The round's winner rolls first; if they are out, the next active seat clockwise."""
+        n = self.num_players
+        for k in range(n):
+            s = (rec.winner + k) % n
+            if self.ruleset.stake == "chips" or self.stacks[s] > 0:
+                return s
+        raise AssertionError("no active seat")  # pragma: no cover
+
+
+def _policies(policies: Policy | Sequence[Policy], n: int) -> list[Callable[[View], int]]:
+    if isinstance(policies, Sequence) and not isinstance(policies, str):
+        if len(policies) != n:
+            raise ValueError(f"got {len(policies)} policies for {n} players; give one per seat or one for all")
+        return [as_policy(p) for p in policies]
+    return [as_policy(policies)] * n
+
+
+def _run(state: GameState | RoundState, pols: list[Callable[[View], int]]) -> None:
+    while state.current_seat is not None:
+        state.act(pols[state.current_seat](state.view()))
+
+
+def play_round(
+    ruleset: str | Ruleset = "classic",
+    policies: Policy | Sequence[Policy] | None = None,
+    *,
+    num_players: int | None = None,
+    stacks: Sequence[int] | None = None,
+    starting_seat: int = 0,
+    seed: int | np.random.Generator | None = None,
+    dice: DiceSource | Iterable[int] | None = None,
+) -> RoundRecord:
+    """Play one round from per-seat policies (default: everyone stops at once) and return its record.
+
+    Give ``seed`` for random dice or ``dice`` (a list of faces, or a source) to replay a round exactly.
+    """
+    rules = load_ruleset(ruleset)
+    if stacks is None:
+        stacks = [rules.starting_stack] * check_num_players(num_players if num_players is not None else 2)
+    n = check_num_players(len(stacks))
+    if num_players is not None and num_players != n:
+        raise ValueError(f"num_players={num_players} but {n} stacks were given")
+    pols = _policies(policies if policies is not None else (lambda v: 7), n)
+    state = RoundState(rules, list(stacks), starting_seat, as_dice_source(dice, seed))
+    _run(state, pols)
+    return state.record
+
+
+def play_game(
+    ruleset: str | Ruleset = "classic",
+    policies: Policy | Sequence[Policy] | None = None,
+    *,
+    num_players: int = 2,
+    first_seat: int = 0,
+    seed: int | None = None,
+    dice: DiceSource | Iterable[int] | None = None,
+    max_rounds: int | None = None,
+) -> GameRecord:
+    """Play a whole game from per-seat policies and a seed (or scripted dice); return its record."""
+    rules = load_ruleset(ruleset)
+    n = check_num_players(num_players)
+    pols = _policies(policies if policies is not None else (lambda v: 7), n)
+    state = GameState(rules, n, as_dice_source(dice, seed), first_seat, max_rounds, seed)
+    _run(state, pols)
+    return state.record
+
+
+class _ScriptedActions:
+    """Replays the recorded actions of every turn, in order."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.actions = [a for r in record.rounds for t in r.turns for a in t.actions]
+        self.pos = 0
+
+    def __call__(self, view: View) -> int:
+        if self.pos >= len(self.actions):
+            raise ValueError("replay ran out of recorded actions: the record is inconsistent")
+        self.pos += 1
+        return self.actions[self.pos - 1]
+
+
+def replay_game(record: GameRecord) -> GameRecord:
+    """Re-play a game from its recorded dice and actions; raises ``ValueError`` if it does not match."""
+    rules = Ruleset.from_dict(record.ruleset)
+    dice = ScriptedDice([d for r in record.rounds for d in r.dice_drawn])
+    again = play_game(
+        rules, _ScriptedActions(record), num_players=record.num_players, first_seat=record.first_seat,
+        dice=dice, max_rounds=len(record.rounds) if record.truncated else None,
+    )
+    again.seed = record.seed
+    if again.to_dict() != record.to_dict():
+        raise ValueError("replay does not reproduce the record (different rounds, stacks or winners)")
+    return again
