@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 
+@runtime_checkable
 class DiceSource(Protocol):
     """Anything that can throw ``n`` dice, each an int 1..6."""
 
@@ -15,7 +16,7 @@ class DiceSource(Protocol):
 
 
 class RandomDice:
-    """Fair dice from an injected generator. Draws are buffered for speed; the same seed gives the same dice."""
+    """Fair dice from an injected generator, buffered for speed; the same seed gives the same dice."""
 
     def __init__(self, rng: np.random.Generator | int | None = None, buffer: int = 1024) -> None:
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -57,10 +58,12 @@ class ScriptedDice:
         return len(self.faces) - self._pos
 
 
-def as_dice_source(dice: DiceSource | Iterable[int] | None, seed: int | np.random.Generator | None) -> DiceSource:
-    """``dice`` if it is a source, a :class:`ScriptedDice` if it is a list of faces, else seeded random dice."""
+def as_dice_source(
+    dice: DiceSource | Iterable[int] | None, seed: int | np.random.Generator | None
+) -> DiceSource:
+    """``dice`` if it is a source, a :class:`ScriptedDice` if it is a list of faces, else random dice."""
     if dice is None:
         return RandomDice(seed)
-    if hasattr(dice, "roll"):
-        return dice  # type: ignore[return-value]
-    return ScriptedDice(dice)  # type: ignore[arg-type]
+    if isinstance(dice, DiceSource):
+        return dice
+    return ScriptedDice(dice)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dice import DiceSource
-from .hands import Hand
+from .hands import MULTISET_INDEX, Hand
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
 
@@ -69,8 +69,12 @@ class RoundState:
 
     def __init__(self, ruleset: Ruleset, stacks: list[int], starting_seat: int, dice: DiceSource) -> None:
         n = len(stacks)
-        if not 0 <= starting_seat < n or stacks[starting_seat] <= 0 and ruleset.stake == "lives":
+        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in stacks):
+            raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
+        if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
             raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
+        if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
+            raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
         self.ruleset = ruleset
         self.table = ruleset.table
         self.source = dice
@@ -124,7 +128,7 @@ class RoundState:
     def act(self, action: int) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
         self._require_seat()
-        if isinstance(action, bool) or not isinstance(action, int) and not hasattr(action, "__index__"):
+        if isinstance(action, bool) or (not isinstance(action, int) and not hasattr(action, "__index__")):
             raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
         action = int(action)
         if action not in self.legal_actions():
@@ -140,6 +144,10 @@ class RoundState:
             self._roll(tuple(d for i, d in enumerate(self.dice) if action >> i & 1))
 
     # ---- turn -----------------------------------------------------------------------------------
+    def _hand(self, sorted_dice: tuple[int, ...]) -> Hand:
+        """The hand of dice already sorted and checked (the table lookup, without re-validation)."""
+        return self.table.hands[MULTISET_INDEX[sorted_dice]]  # type: ignore[index]
+
     def _require_seat(self) -> int:
         if self.current_seat is None:
             raise RuntimeError("the round is over; start a new round")
@@ -159,14 +167,14 @@ class RoundState:
         self.rolls_used += 1
         assert self._turn is not None
         self._turn.rolls.append(list(self.dice))
-        instant = self.ruleset.instant_zanzibar != "off" and self.table.score(self.dice).category == "zanzibar"
+        instant = self.ruleset.instant_zanzibar != "off" and self._hand(self.dice).category == "zanzibar"
         if instant or self.rolls_used >= self.turn_limit:
             self._end_turn()
 
     def _end_turn(self) -> None:
         seat, turn = self.current_seat, self._turn
         assert seat is not None and turn is not None
-        hand = self.table.score(self.dice)
+        hand = self._hand(self.dice)
         turn.hand, turn.category, turn.rank = list(self.dice), hand.category, hand.rank
         self.record.turns.append(turn)
         self.hands[seat] = hand
@@ -203,7 +211,7 @@ class RoundState:
                 self.stacks[s] = max(0, self.stacks[s] - self.ruleset.lives_lost)
         else:
             self._pay_chips(rec.losers)
-        rec.transfers = [a - b for a, b in zip(self.stacks, before)]
+        rec.transfers = [a - b for a, b in zip(self.stacks, before, strict=True)]
         rec.stacks_after = list(self.stacks)
 
     def _losers(self, instant_by: int | None) -> list[int]:
@@ -228,7 +236,7 @@ class RoundState:
             for faces in throws.values():
                 self.record.dice_drawn.extend(faces)
             self.record.rolloffs.append(throws)
-            hands = {s: self.table.score(d) for s, d in throws.items()}
+            hands = {s: self._hand(tuple(d)) for s, d in throws.items()}
             worst = min(hands.values())
             tied = [s for s in tied if hands[s] == worst]
         return tied[0]

@@ -30,10 +30,14 @@ Policy = Agent | Callable[[View], int]
 def as_policy(p: Any) -> Callable[[View], int]:
     """Turn an agent object or a function into a callable ``view -> action``."""
     if hasattr(p, "act"):
-        return p.act  # type: ignore[no-any-return]
+        return p.act
     if callable(p):
-        return p  # type: ignore[no-any-return]
+        return p
     raise ValueError(f"a policy must be a function of the view or have .act(view), got {p!r}")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
 def check_num_players(n: object) -> int:
@@ -54,15 +58,19 @@ class GameState:
         first_seat: int = 0,
         max_rounds: int | None = None,
         seed: int | None = None,
+        stacks: Sequence[int] | None = None,
     ) -> None:
         n = check_num_players(num_players)
-        if not isinstance(first_seat, (int, np.integer)) or not 0 <= first_seat < n:
+        if not _is_int(first_seat) or not 0 <= first_seat < n:
             raise ValueError(f"first_seat must be a seat 0-{n - 1}, got {first_seat!r}")
+        if max_rounds is not None and (not _is_int(max_rounds) or max_rounds < 1):
+            raise ValueError(f"max_rounds must be None or a positive integer, got {max_rounds!r}")
         self.ruleset = ruleset
         self.source = dice
         self.max_rounds = max_rounds if max_rounds is not None else ruleset.max_rounds
         self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), seed)
-        self.stacks = [ruleset.starting_stack] * n
+        start = [ruleset.starting_stack] * n if stacks is None else _check_start_stacks(stacks, n, ruleset)
+        self.stacks = start
         self.round: RoundState = RoundState(ruleset, self.stacks, int(first_seat), dice)
         self._advance()
 
@@ -129,10 +137,24 @@ class GameState:
         raise AssertionError("no active seat")  # pragma: no cover
 
 
+def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list[int]:
+    """Starting stacks of a game: ``n`` integers, all positive for chips, at least two positive for lives."""
+    values = list(stacks)
+    if len(values) != n:
+        raise ValueError(f"got {len(values)} starting stacks for {n} players")
+    if any(not _is_int(v) or v < 0 for v in values):
+        raise ValueError(f"starting stacks must be non-negative integers, got {values!r}")
+    if ruleset.stake == "chips" and min(values) == 0:
+        raise ValueError(f"every chip stack must be positive at the start (0 chips has won): {values!r}")
+    if sum(v > 0 for v in values) < 2:
+        raise ValueError(f"a game needs at least two players with lives left, got {values!r}")
+    return [int(v) for v in values]
+
+
 def _policies(policies: Policy | Sequence[Policy], n: int) -> list[Callable[[View], int]]:
     if isinstance(policies, Sequence) and not isinstance(policies, str):
         if len(policies) != n:
-            raise ValueError(f"got {len(policies)} policies for {n} players; give one per seat or one for all")
+            raise ValueError(f"got {len(policies)} policies for {n} players; give one per seat or one")
         return [as_policy(p) for p in policies]
     return [as_policy(policies)] * n
 
@@ -172,17 +194,24 @@ def play_game(
     ruleset: str | Ruleset = "classic",
     policies: Policy | Sequence[Policy] | None = None,
     *,
-    num_players: int = 2,
+    num_players: int | None = None,
     first_seat: int = 0,
     seed: int | None = None,
     dice: DiceSource | Iterable[int] | None = None,
     max_rounds: int | None = None,
+    stacks: Sequence[int] | None = None,
 ) -> GameRecord:
-    """Play a whole game from per-seat policies and a seed (or scripted dice); return its record."""
+    """Play a whole game from per-seat policies and a seed (or scripted dice); return its record.
+
+    ``num_players`` defaults to 2, or to ``len(stacks)`` when starting ``stacks`` are given (by default
+    everyone starts with the ruleset's ``starting_stack``).
+    """
     rules = load_ruleset(ruleset)
+    if num_players is None:
+        num_players = len(stacks) if stacks is not None else 2
     n = check_num_players(num_players)
     pols = _policies(policies if policies is not None else (lambda v: 7), n)
-    state = GameState(rules, n, as_dice_source(dice, seed), first_seat, max_rounds, seed)
+    state = GameState(rules, n, as_dice_source(dice, seed), first_seat, max_rounds, seed, stacks)
     _run(state, pols)
     return state.record
 
@@ -208,6 +237,7 @@ def replay_game(record: GameRecord) -> GameRecord:
     again = play_game(
         rules, _ScriptedActions(record), num_players=record.num_players, first_seat=record.first_seat,
         dice=dice, max_rounds=len(record.rounds) if record.truncated else None,
+        stacks=record.rounds[0].stacks_before if record.rounds else None,
     )
     again.seed = record.seed
     if again.to_dict() != record.to_dict():

@@ -12,8 +12,9 @@ score 11 points in ``classic``).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache, total_ordering
+from functools import total_ordering, cache
 
 import numpy as np
 
@@ -22,7 +23,7 @@ FACES = (1, 2, 3, 4, 5, 6)
 MULTISETS: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations_with_replacement(FACES, 3))
 MULTISET_INDEX: dict[tuple[int, int, int], int] = {m: k for k, m in enumerate(MULTISETS)}
 #: All 216 ordered throws, in index order 36*(d1-1) + 6*(d2-1) + (d3-1).
-THROWS: tuple[tuple[int, int, int], ...] = tuple(itertools.product(FACES, repeat=3))
+THROWS: tuple[tuple[int, int, int], ...] = tuple((a, b, c) for a, b, c in itertools.product(FACES, repeat=3))
 #: Multiset index of each ordered throw.
 THROW_TO_MULTISET = np.array([MULTISET_INDEX[tuple(sorted(t))] for t in THROWS], dtype=np.int64)  # type: ignore[index]
 
@@ -31,16 +32,17 @@ RANKINGS = ("zanzibar_456", "zanzibar_421")
 
 def validate_dice(dice: object) -> tuple[int, int, int]:
     """Return ``dice`` as a sorted tuple of three ints in 1..6, or raise ``ValueError``."""
-    try:
-        values = tuple(dice)  # type: ignore[call-overload]
-    except TypeError:
-        raise ValueError(f"dice must be a sequence of three values 1-6, got {dice!r}") from None
+    if not isinstance(dice, Iterable):
+        raise ValueError(f"dice must be a sequence of three values 1-6, got {dice!r}")
+    values = tuple(dice)
     if len(values) != 3:
         raise ValueError(f"dice must be exactly three values 1-6, got {len(values)}: {dice!r}")
+    faces: list[int] = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= int(v) <= 6:
             raise ValueError(f"each die must be an integer 1-6, got {v!r} in {dice!r}")
-    a, b, c = sorted(int(v) for v in values)
+        faces.append(int(v))
+    a, b, c = sorted(faces)
     return (a, b, c)
 
 
@@ -67,7 +69,7 @@ class Hand:
 
     def _same_table(self, other: Hand) -> None:
         if other.table != self.table:
-            raise TypeError(f"cannot compare hands scored by different tables ({self.table} vs {other.table})")
+            raise TypeError(f"cannot compare hands of different tables ({self.table} vs {other.table})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hand):
@@ -99,7 +101,9 @@ class Hand:
         return f"{d} ({self.points} {unit})"
 
 
-def _key_456(dice: tuple[int, int, int], one_points: int, six_points: int) -> tuple[int, int, str, int | None]:
+def _key_456(
+    dice: tuple[int, int, int], one_points: int, six_points: int
+) -> tuple[int, int, str, int | None]:
     """Sort key, category and points of a hand under the 4-5-6 ranking (seed 000)."""
     if dice == (4, 5, 6):
         return (3, 0, "zanzibar", None)
@@ -146,7 +150,7 @@ class HandTable:
         return self.hands[int(np.flatnonzero(self.rank_of_multiset == rank)[0])]
 
 
-@lru_cache(maxsize=None)
+@cache
 def hand_table(ranking: str = "zanzibar_456", one_points: int = 100, six_points: int = 60) -> HandTable:
     """Build (once, cached) the table for a ranking and, for 4-5-6 rankings, the point values of 1 and 6."""
     if ranking == "zanzibar_456":

@@ -132,7 +132,9 @@ def _validate(r: Ruleset) -> None:
             raise ValueError(f"option 'max_rounds' must be null or a positive integer, got {r.max_rounds!r}")
     _check_type("payments", r.payments, dict, f"a mapping with keys {list(_CHIP_CATEGORIES)}")
     if set(r.payments) != set(_CHIP_CATEGORIES):
-        raise ValueError(f"option 'payments' must have exactly the keys {list(_CHIP_CATEGORIES)}, got {sorted(r.payments)}")
+        raise ValueError(
+            f"option 'payments' must have exactly the keys {list(_CHIP_CATEGORIES)}, got {sorted(r.payments)}"
+        )
     for cat, n in r.payments.items():
         _check_type(f"payments.{cat}", n, int, "an integer in 0..100")
         if not 0 <= n <= 100:
@@ -164,7 +166,8 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
     if path.suffix not in (".yaml", ".yml"):
         named = RULES_DIR / f"{spec}.yaml"
         if not named.exists():
-            raise ValueError(f"unknown ruleset {str(spec)!r}; available: {available_rulesets()} (or a .yaml path)")
+            names = available_rulesets()
+            raise ValueError(f"unknown ruleset {str(spec)!r}; available: {names}, or a .yaml path")
         path = named
     if not path.exists():
         raise ValueError(f"ruleset file not found: {path}")
