@@ -1,0 +1,191 @@
+"""Hand-written baselines that play as different kinds of people would.
+
+* :class:`GreedyAgent` ("greedy") - a player who only looks at their own dice, one roll ahead.
+* :class:`ThresholdAgent` ("threshold") - a player who stops as soon as the hand "looks good enough".
+* :class:`EscapeAgent` ("escape") - a careful player who knows the hand to beat and the rolls left.
+
+Each policy is a table built once per ruleset from the shared hand table (exact dice probabilities,
+no simulation) and indexed by a few integer features of the view. :meth:`act` computes the features
+of one :class:`~zanzibar_env.View`, :meth:`act_batch` of a whole
+:class:`~zanzibar_env.observation.ViewBatch` with numpy, and both read the same table, so they give
+identical actions. Without holds (``holds_allowed: false``) only 0 (re-throw all) and 7 (stop) are
+ever chosen. The agents are deterministic and picklable.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+
+from zanzibar_env.engine import STOP, View
+from zanzibar_env.hands import MULTISET_INDEX, MULTISETS, HandTable
+from zanzibar_env.observation import ViewBatch
+from zanzibar_env.rules import Ruleset
+
+from .base import BaseAgent
+
+_N = len(MULTISETS)  # 56 multisets of three sorted dice
+_TIE_TOL = 1e-12
+
+
+@lru_cache(maxsize=1)
+def transitions() -> np.ndarray:
+    """``T[mask, i, j]``: probability that holding ``mask`` of sorted dice ``MULTISETS[i]`` and re-throwing
+    the rest gives ``MULTISETS[j]`` (mask 7 keeps everything: the identity)."""
+    t = np.zeros((8, _N, _N))
+    for i, dice in enumerate(MULTISETS):
+        for mask in range(8):
+            kept = [d for b, d in enumerate(dice) if mask >> b & 1]
+            outcomes = list(itertools.product(range(1, 7), repeat=3 - len(kept)))
+            for new in outcomes:
+                j = MULTISET_INDEX[tuple(sorted((*kept, *new)))]  # type: ignore[index]
+                t[mask, i, j] += 1.0 / len(outcomes)
+    t.setflags(write=False)
+    return t
+
+
+def legal_masks(ruleset: Ruleset) -> np.ndarray:
+    """The legal hold masks: all eight, or only re-throw all (0) and stop (7) without holds."""
+    return np.arange(8) if ruleset.holds_allowed else np.array([0, STOP])
+
+
+def throw_quantile(table: HandTable) -> np.ndarray:
+    """``q[i]``: share of the 216 equally likely throws that rank strictly below the hand ``MULTISETS[i]``."""
+    ranks = table.rank_of_throw
+    return np.array([(ranks < r).mean() for r in table.rank_of_multiset])
+
+
+def _choose(values: np.ndarray, tiebreak: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Per column, the legal mask with the highest value; ties go to stop (7), then the higher
+    ``tiebreak``, then the lower mask. ``values``/``tiebreak`` are ``[8, ...]``."""
+    v = values[masks]
+    best = v.max(axis=0)
+    tied = v >= best - _TIE_TOL
+    key = np.where(tied, tiebreak[masks] + np.where(masks == STOP, 1e6, 0.0).reshape(-1, *[1] * (v.ndim - 1)),
+                   -np.inf)
+    return masks[np.argmax(key, axis=0)].astype(np.int64)
+
+
+def _expected_rank(table: HandTable) -> np.ndarray:
+    """``E[mask, i]``: expected rank after holding ``mask`` of ``MULTISETS[i]`` and re-throwing once."""
+    return transitions() @ table.rank_of_multiset.astype(np.float64)
+
+
+def _dice_index(view: View) -> int:
+    return MULTISET_INDEX[view.dice]
+
+
+class _TableAgent(BaseAgent):
+    """Shared plumbing: a per-ruleset action table, built lazily and cached by the ruleset's options."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._tables: dict[str, np.ndarray] = {}
+
+    def _table(self, ruleset: Ruleset) -> np.ndarray:
+        key = repr(sorted(ruleset.to_dict().items()))
+        if key not in self._tables:
+            self._tables[key] = self._build(ruleset)
+        return self._tables[key]
+
+    def _build(self, ruleset: Ruleset) -> np.ndarray:
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_tables"] = {}  # rebuilt on demand after unpickling
+        return state
+
+
+class GreedyAgent(_TableAgent):
+    """Greedy: looks only at its own dice and one roll ahead. It holds whatever dice make the expected
+    rank of its next hand highest and re-throws the rest, so it keeps throwing until standing pat is
+    better on average than any re-throw, whoever it has to beat and however many rolls are left."""
+
+    name = "greedy"
+
+    def _build(self, ruleset: Ruleset) -> np.ndarray:
+        exp = _expected_rank(ruleset.table)
+        return _choose(exp, np.zeros_like(exp), legal_masks(ruleset))  # [56]
+
+    def act(self, view: View) -> int:
+        return int(self._table(view.ruleset)[_dice_index(view)])
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        return self._table(batch.ruleset)[batch.dice_index]
+
+
+class ThresholdAgent(_TableAgent):
+    """Threshold: a satisficer. It stops as soon as its hand beats at least ``bar`` of all single throws
+    (a rank quantile, default 0.7); otherwise it holds the dice that give the best chance of clearing
+    the bar with the next throw (ties: higher expected rank)."""
+
+    name = "threshold"
+
+    def __init__(self, seed: int | None = None, bar: float = 0.7) -> None:
+        super().__init__(seed)
+        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0.0 <= bar <= 1.0:
+            raise ValueError(f"threshold bar must be a rank quantile in [0, 1], got {bar!r}")
+        self.bar = float(bar)
+
+    def _build(self, ruleset: Ruleset) -> np.ndarray:
+        table = ruleset.table
+        clears = (throw_quantile(table) >= self.bar).astype(np.float64)  # [56]
+        p_clear = transitions() @ clears  # [8, 56]; mask 7 gives clears itself
+        return _choose(p_clear, _expected_rank(table), legal_masks(ruleset))
+
+    def act(self, view: View) -> int:
+        return int(self._table(view.ruleset)[_dice_index(view)])
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        return self._table(batch.ruleset)[batch.dice_index]
+
+    def __repr__(self) -> str:
+        return f"ThresholdAgent(bar={self.bar})"
+
+
+class EscapeAgent(_TableAgent):
+    """Escape: knows the lowest hand so far (the one it must beat not to lose the round) and the rolls
+    it has left, and holds the dice that maximise its exact chance of finishing above that hand
+    (a tie counts 1/2 under roll-offs, 0 when all tied players lose). It stops as soon as standing pat
+    is as safe as any re-throw (always, once it is above the lowest hand). Rolling first, with no
+    hand to beat, it plays the same way towards a hand beating ``first_bar`` of all single throws."""
+
+    name = "escape"
+
+    def __init__(self, seed: int | None = None, first_bar: float = 0.7) -> None:
+        super().__init__(seed)
+        if isinstance(first_bar, bool) or not isinstance(first_bar, (int, float)) or not 0 <= first_bar <= 1:
+            raise ValueError(f"escape first_bar must be a rank quantile in [0, 1], got {first_bar!r}")
+        self.first_bar = float(first_bar)
+
+    def _build(self, ruleset: Ruleset) -> np.ndarray:
+        """``table[target, rolls_left, i]`` with target 0 = rolling first, else lowest rank + 1."""
+        table = ruleset.table
+        ranks = table.rank_of_multiset
+        tie = 0.5 if ruleset.tie_rule == "rolloff" else 0.0
+        first = (throw_quantile(table) >= self.first_bar).astype(np.float64)
+        beat = [(ranks > t) + tie * (ranks == t) for t in range(table.num_ranks)]
+        final = np.stack([first, *beat]).astype(np.float64).T  # [56, targets]: success if stopping now
+        trans, exp, masks = transitions(), _expected_rank(table), legal_masks(ruleset)
+        out = np.full((table.num_ranks + 1, ruleset.max_rolls + 1, _N), STOP, np.int64)
+        value = final  # chance of success with 0 re-throws left
+        for k in range(1, ruleset.max_rolls + 1):
+            q = np.einsum("mij,jt->mit", trans, value)  # [8, 56, targets]; mask 7 = stop now
+            q[STOP] = final
+            out[:, k, :] = _choose(q, np.broadcast_to(exp[:, :, None], q.shape), masks).T
+            value = q[masks].max(axis=0)
+        return out
+
+    def act(self, view: View) -> int:
+        target = 0 if view.lowest is None else view.lowest.rank + 1
+        left = min(max(view.roll_limit - view.rolls_used, 0), view.ruleset.max_rolls)
+        return int(self._table(view.ruleset)[target, left, _dice_index(view)])
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        left = np.clip(batch.roll_limit - batch.rolls_used, 0, batch.ruleset.max_rolls)
+        return self._table(batch.ruleset)[batch.lowest_rank + 1, left, batch.dice_index]
+
+    def __repr__(self) -> str:
+        return f"EscapeAgent(first_bar={self.first_bar})"

@@ -1,0 +1,139 @@
+"""Baseline agents: registry, legality, act vs act_batch, pickling, and that each heuristic beats random."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import zanzibar_env as zz
+from agents import EscapeAgent, GreedyAgent, ThresholdAgent, available_agents, make_agent
+from agents.heuristics import throw_quantile, transitions
+from zanzibar_env.engine import View
+from zanzibar_env.observation import ViewBatch
+
+HEURISTICS = ["greedy", "threshold", "escape"]
+RULESETS = ["classic", "lives", "simple_scoring", "alt_chips"]
+
+
+def _variants() -> list[zz.Ruleset]:
+    out = []
+    for name in RULESETS:
+        r = zz.load_ruleset(name)
+        out += [r, r.replace(holds_allowed=False), r.replace(max_rolls=4)]
+    return out
+
+
+def _collect_views(ruleset: zz.Ruleset, rounds: int, seed: int) -> list[View]:
+    """Views met while random players play ``rounds`` rounds at tables of 2-8 with varied stacks."""
+    views: list[View] = []
+    rand = make_agent("random", seed=seed)
+
+    def policy(view: View) -> int:
+        views.append(view)
+        return rand.act(view)
+
+    rng = np.random.default_rng(seed)
+    for i in range(rounds):
+        n = int(rng.integers(2, 9))
+        stacks = [int(s) for s in rng.integers(1, ruleset.starting_stack + 1, size=n)]
+        zz.play_round(ruleset, policy, stacks=stacks, starting_seat=int(rng.integers(n)), seed=seed + i)
+    return views
+
+
+def test_registry_names_and_errors() -> None:
+    assert {"random", "optimal", *HEURISTICS} <= set(available_agents())
+    for name in HEURISTICS:
+        assert make_agent(name).name == name
+    with pytest.raises(ValueError, match=r"available: .*escape"):
+        make_agent("nope")
+    with pytest.raises(ValueError, match="available"):
+        make_agent("ppo:/no/such/model.zip")
+    with pytest.raises(ValueError, match="bar"):
+        make_agent("threshold", bar=1.5)
+    with pytest.raises(ValueError, match="bad options"):
+        make_agent("greedy", colour="red")
+    agent = GreedyAgent()
+    assert make_agent(agent) is agent
+
+
+def _variant_id(r: zz.Ruleset) -> str:
+    return f"{r.name}-holds{r.holds_allowed}-rolls{r.max_rolls}"
+
+
+@pytest.mark.parametrize("ruleset", _variants(), ids=_variant_id)
+def test_act_matches_act_batch_and_is_legal(ruleset: zz.Ruleset) -> None:
+    views = _collect_views(ruleset, rounds=60, seed=11)
+    assert len(views) > 100
+    batch = ViewBatch.from_views(views)
+    legal = set(range(8)) if ruleset.holds_allowed else {0, 7}
+    for name in HEURISTICS:
+        agent = make_agent(name)
+        single = np.array([agent.act(v) for v in views])
+        batched = agent.act_batch(batch)
+        assert batched.dtype == np.int64 and batched.shape == (len(views),)
+        np.testing.assert_array_equal(single, batched, err_msg=name)
+        assert set(single.tolist()) <= legal
+        assert len(set(single.tolist())) > 1, f"{name} always plays the same action"
+
+
+def test_transitions_are_distributions() -> None:
+    t = transitions()
+    np.testing.assert_allclose(t.sum(axis=2), 1.0)
+    np.testing.assert_array_equal(t[7], np.eye(56))
+    assert t[0, 0, zz.MULTISETS.index((4, 5, 6))] == pytest.approx(6 / 216)
+    q = throw_quantile(zz.load_ruleset("classic").table)
+    assert q[zz.MULTISETS.index((4, 5, 6))] == pytest.approx(1 - 6 / 216)
+    assert q.min() == 0.0
+
+
+def test_heuristics_play_as_documented() -> None:
+    rules = zz.load_ruleset("classic")
+    table = rules.table
+    greedy, threshold, escape = GreedyAgent(), ThresholdAgent(bar=0.7), EscapeAgent()
+
+    def view(dice: tuple[int, int, int], rolls_used: int = 1, lowest: zz.Hand | None = None) -> View:
+        return View(rules, 0, 2, dice, rolls_used, 3, lowest is None, 1 if lowest is None else 0, lowest,
+                    0 if lowest is None else 1, lowest, 0, (20, 20), (True, True))
+
+    assert greedy.act(view((4, 5, 6))) == 7  # nothing beats standing on Zanzibar
+    assert greedy.act(view((1, 1, 4))) == 0b011  # holds the two 100-point ones
+    assert threshold.act(view((1, 1, 6))) == 7  # 260 points clears the bar
+    assert threshold.act(view((2, 3, 4))) != 7
+    low = table.score((2, 2, 3))
+    assert escape.act(view((2, 3, 5), lowest=low)) == 7  # 10 > 7 points: safe, stop
+    assert escape.act(view((2, 2, 3), lowest=table.score((2, 3, 5)))) != 7  # below: keep rolling
+
+
+def test_agents_pickle_and_reseed() -> None:
+    views = _collect_views(zz.load_ruleset("classic"), rounds=10, seed=3)
+    for name in [*HEURISTICS, "random"]:
+        agent = make_agent(name, seed=5)
+        agent.act(views[0])
+        clone = pickle.loads(pickle.dumps(agent))
+        agent.seed(9)
+        clone.seed(9)
+        assert [agent.act(v) for v in views] == [clone.act(v) for v in views]
+
+
+def _round_edge(rec: zz.RoundRecord, seat: int, rules: zz.Ruleset) -> float:
+    """Seat's result minus the other's: chips shed (given minus received) or lives kept."""
+    gain = np.array(rec.transfers, float) * (-1.0 if rules.stake == "chips" else 1.0)
+    return float(gain[seat] - np.delete(gain, seat).mean())
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "lives"])
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_heuristic_beats_random(name: str, ruleset: str) -> None:
+    """Duplicate 2-player rounds (each deal played with seats swapped): the edge is > 4 standard errors."""
+    rules = zz.load_ruleset(ruleset)
+    hero, rand = make_agent(name), make_agent("random", seed=0)
+    edges = []
+    for i in range(1000):
+        a = zz.play_round(rules, [hero, rand], seed=i)
+        b = zz.play_round(rules, [rand, hero], seed=i)
+        edges.append((_round_edge(a, 0, rules) + _round_edge(b, 1, rules)) / 2)
+    x = np.array(edges)
+    se = x.std(ddof=1) / np.sqrt(len(x))
+    assert x.mean() > 4 * se, (name, ruleset, x.mean(), se)
