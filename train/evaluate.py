@@ -1,0 +1,205 @@
+"""Evaluate a trained model: exact 2-player figures and matches against the baseline bots.
+
+``python -m train.evaluate MODEL_OR_RUN_DIR [--games N] [--json OUT]`` prints a table and optionally
+writes JSON. A run directory means its ``model.zip`` (``--best`` for ``best_model.zip``) with the
+run's ``config.yaml`` (ruleset, table size, env); a bare ``model.zip`` uses its sidecar JSON if any,
+else the default config. Exact figures (2 players only): the value per round in each seat against
+the ``optimal`` bot and the exploitability (best-response gain per round) from :mod:`agents.exact`.
+Bot matches: ``--games`` episodes of the config's env against each baseline bot, played in the
+batched vector env with the learner's greedy (deterministic) policy; mean return with a 95% interval.
+The library functions here are also what the training callback uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import BaseAgent
+from zanzibar_env.engine import STOP
+from zanzibar_env.observation import ViewBatch, encode_batch
+from zanzibar_env.rules import Ruleset, load_ruleset
+
+from .config import TrainConfig, apply, load_config, read_yaml
+from .sb3_vec import make_sb3_env
+
+
+def legal_masks(batch: ViewBatch) -> np.ndarray:
+    """``bool[B, 8]``: all hold masks, or only re-throw-all (0) and stop (7) when holds are not allowed."""
+    masks = np.ones((len(batch), 8), bool)
+    if not batch.ruleset.holds_allowed:
+        masks[:, 1:STOP] = False
+    return masks
+
+
+def predict(model: Any, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+    """Greedy actions of an SB3 ``PPO``/``MaskablePPO`` model (masks used when the model takes them)."""
+    if masks is not None and type(model).__name__ == "MaskablePPO":
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    else:
+        actions, _ = model.predict(obs, deterministic=True)
+    return np.asarray(actions, np.int64).reshape(len(obs))
+
+
+class ModelAgent(BaseAgent):
+    """An in-memory agent over a live SB3 model (greedy policy); used for exact evaluation and self-play."""
+
+    def __init__(self, model: Any, name: str = "ppo") -> None:
+        self.model = model
+        self.name = name
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        return predict(self.model, encode_batch(batch), legal_masks(batch))
+
+    def act(self, view: Any) -> int:
+        return int(self.act_batch(ViewBatch.from_views([view]))[0])
+
+
+def load_model(path: str | Path) -> Any:
+    """Load a ``model.zip`` saved by :mod:`train.ppo` (``MaskablePPO`` or plain ``PPO``) on the CPU."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {str(path)!r}")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return PPO.load(path, device="cpu")
+
+
+def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
+    """Exact 2-player round figures: value per seat vs ``optimal`` and exploitability per seat and mean."""
+    from agents.exact import exploitability, round_value
+    from agents.registry import make_agent
+
+    rules = load_ruleset(ruleset)
+    opt = make_agent("optimal")
+    v_first, _ = round_value(agent, opt, rules)
+    _, v_second = round_value(opt, agent, rules)
+    ex = exploitability(agent, rules)
+    return {
+        "value_first_vs_optimal": float(v_first),
+        "value_second_vs_optimal": float(v_second),
+        **{f"exploit_{k}": float(v) for k, v in _seat_exploit(ex).items()},
+    }
+
+
+def _seat_exploit(ex: dict[str, Any]) -> dict[str, float]:
+    """Normalise :func:`agents.exact.exploitability`'s dict to keys ``first``, ``second``, ``mean``."""
+    first = ex.get("first", ex.get("seat0", ex.get("exploitability_first")))
+    second = ex.get("second", ex.get("seat1", ex.get("exploitability_second")))
+    mean = ex.get("mean", ex.get("exploitability"))
+    if first is None or second is None:
+        raise ValueError(f"unexpected exploitability result keys: {sorted(ex)}")
+    return {"first": float(first), "second": float(second),
+            "mean": float(mean) if mean is not None else (float(first) + float(second)) / 2}
+
+
+def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> tuple[float, float]:
+    """Mean return per episode of the greedy model against ``bot`` in ``cfg``'s env, and a 95% half-width.
+
+    ``games`` episodes are split evenly over up to 100 parallel envs; each env counts only its quota.
+    """
+    from agents.registry import make_agent
+
+    n = max(1, min(games, 100))
+    quota = np.full(n, games // n) + (np.arange(n) < games % n)
+    env = make_sb3_env(cfg.env_id, n, ruleset=cfg.ruleset, num_players=cfg.num_players,
+                       opponents=make_agent(bot, seed=seed + 1), seat=cfg.seat, reward=cfg.reward,
+                       max_rounds=cfg.max_rounds, seed=seed)
+    env.seed(seed)
+    obs = env.reset()
+    returns: list[float] = []
+    done_count = np.zeros(n, np.int64)
+    while (done_count < quota).any():
+        obs, _, dones, infos = env.step(predict(model, obs, env.action_masks()))
+        for i in np.flatnonzero(dones):
+            if done_count[i] < quota[i]:
+                returns.append(infos[i]["episode"]["r"])
+            done_count[i] += 1
+    env.close()
+    arr = np.asarray(returns, np.float64)
+    half = 1.96 * arr.std(ddof=1) / math.sqrt(len(arr)) if len(arr) > 1 else float("nan")
+    return float(arr.mean()), float(half)
+
+
+def available_bots(names: list[str]) -> list[str]:
+    """The names in ``names`` that the agent registry knows (others are skipped)."""
+    from agents.registry import available_agents
+
+    known = set(available_agents())
+    return [b for b in names if b in known]
+
+
+def evaluate_model(
+    model: Any, cfg: TrainConfig, games: int, seed: int, exact: bool = True
+) -> dict[str, float]:
+    """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``) and exact figures if 2-player."""
+    row: dict[str, float] = {}
+    for k, bot in enumerate(available_bots(cfg.eval_bots)):
+        mean, half = bot_match(model, cfg, bot, games, seed + 1000 * k)
+        row[f"{bot}_mean"], row[f"{bot}_ci95"] = mean, half
+    if exact and cfg.num_players == 2:
+        row.update(exact_figures(ModelAgent(model), cfg.ruleset))
+    return row
+
+
+# ---- command line ---------------------------------------------------------------------------------
+def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
+    """Model path and config for a run directory or a model file (``FileNotFoundError`` if missing)."""
+    p = Path(target)
+    if p.is_dir():
+        model_path = p / ("best_model.zip" if best else "model.zip")
+        cfg_path = p / "config.yaml"
+        cfg = apply(TrainConfig(), read_yaml(cfg_path)) if cfg_path.is_file() else load_config()
+    else:
+        model_path = p
+        meta = p.with_suffix(".json")
+        info = json.loads(meta.read_text()) if meta.is_file() else {}
+        cfg = apply(load_config(), info.get("config", {}))
+    if not model_path.is_file():
+        raise FileNotFoundError(f"no model file at {str(model_path)!r}")
+    return model_path, cfg
+
+
+def format_table(result: dict[str, float]) -> str:
+    """The evaluation row as an aligned two-column text table."""
+    width = max(len(k) for k in result)
+    return "\n".join(f"{k:<{width}}  {v: .4f}" for k, v in result.items())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
+    ap.add_argument("target", help="a model .zip or a run directory")
+    ap.add_argument("--games", type=int, default=1000, help="episodes against each baseline bot")
+    ap.add_argument("--seed", type=int, default=12345, help="seed for the bot matches")
+    ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
+    ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
+    ap.add_argument("--json", help="write the figures as JSON to this path")
+    args = ap.parse_args(argv)
+    try:
+        model_path, cfg = resolve(args.target, args.best)
+    except (FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    model = load_model(model_path)
+    result = evaluate_model(model, cfg, args.games, args.seed, exact=not args.no_exact)
+    print(f"model: {model_path}  ({cfg.env_id}, {cfg.ruleset}, {cfg.num_players} players, "
+          f"{args.games} episodes per bot)")
+    print(format_table(result))
+    if args.json:
+        out = {"model": str(model_path), "games": args.games, **result}
+        Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

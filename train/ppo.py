@@ -1,0 +1,190 @@
+"""PPO on Zanzibar: ``python -m train.ppo [--config PATH] [--set key=value ...] [--resume RUN_DIR]``.
+
+Reads like CleanRL, configures like RL Zoo. The config (``train/config.py``; YAML in ``configs/``,
+default ``configs/ppo_classic_2p.yaml``) picks the env, opponents and hyper-parameters. The learner is
+sb3-contrib ``MaskablePPO`` (``algo: maskable_ppo``, the default: illegal holds are masked out when a
+ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batched vector env through
+:class:`train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
+
+- ``config.yaml``      the resolved config (``--resume`` reads it back)
+- ``model.zip``        the latest policy (also saved at every evaluation, so a run can be resumed)
+- ``best_model.zip``   the policy with the best evaluation score (lowest exploitability in 2-player)
+- ``tb/``              TensorBoard logs (``tensorboard --logdir runs``)
+- ``eval.csv``         one row per evaluation: steps, training seconds, bot matches, exact figures
+- ``learning_curve.png``  the evaluation curve, drawn at the end
+- ``pool/``            self-play checkpoints (self-play configs only)
+
+The same seed and config give the same evaluation curve: numpy, torch, the envs and the opponents are
+all seeded from ``seed``, and torch runs with ``torch_threads`` threads. In 2-player settings the run
+ends by printing the exact exploitability (best-response gain per round) in each seat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .callbacks import EvalCallback, SelfPlayCallback, build_opponents
+from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
+from .plots import plot_eval_csv
+from .sb3_vec import SB3VecEnv, make_sb3_env
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="python -m train.ppo",
+        description="Train PPO on Zanzibar from a YAML config.",
+        epilog="config keys (YAML file or --set key=value):\n" + describe_fields(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="override one config key (repeatable; the value is parsed as YAML)")
+    ap.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its config.yaml and model.zip")
+    return ap.parse_args(argv)
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    """Seed Python, numpy and torch from one seed and fix torch's thread count."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+
+
+def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
+    """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``)."""
+    return make_sb3_env(cfg.env_id, cfg.num_envs, ruleset=cfg.ruleset, num_players=cfg.num_players,
+                        opponents=opponents, seat=cfg.seat, reward=cfg.reward, max_rounds=cfg.max_rounds,
+                        seed=cfg.seed, groups=groups)
+
+
+def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
+    """A fresh ``MaskablePPO``/``PPO`` with ``cfg``'s hyper-parameters."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+
+    lr: Any = cfg.learning_rate
+    if cfg.lr_schedule == "linear":
+        lr = _linear(cfg.learning_rate)
+    algo = MaskablePPO if cfg.algo == "maskable_ppo" else PPO
+    activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+    return algo(
+        "MlpPolicy", env, learning_rate=lr, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                       "activation_fn": activation},
+        tensorboard_log=str(run_dir / "tb") if cfg.tensorboard else None,
+        seed=cfg.seed, device=cfg.device, verbose=0,
+    )
+
+
+def _linear(start: float) -> Any:
+    def schedule(progress_remaining: float) -> float:
+        return start * progress_remaining
+
+    return schedule
+
+
+def new_run(cfg: TrainConfig) -> Path:
+    """Create ``<runs_dir>/<env-id>__<exp-name>__<seed>__<unix-time>/`` and save the resolved config."""
+    run_dir = Path(cfg.runs_dir) / f"{cfg.run_name_prefix}__{int(time.time())}"
+    while run_dir.exists():  # two runs in the same second
+        run_dir = run_dir.with_name(run_dir.name + "_")
+    run_dir.mkdir(parents=True)
+    save_config(cfg, run_dir / "config.yaml")
+    return run_dir
+
+
+def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
+    """The saved config of ``run_dir`` with ``--set`` overrides (e.g. a larger ``total_timesteps``)."""
+    from .config import parse_override
+
+    if not (run_dir / "config.yaml").is_file() or not (run_dir / "model.zip").is_file():
+        raise ValueError(f"--resume {str(run_dir)!r}: expected config.yaml and model.zip in a run directory")
+    cfg = apply(TrainConfig(), read_yaml(run_dir / "config.yaml"))
+    cfg = check_config(apply(cfg, dict(parse_override(o) for o in overrides)))
+    save_config(cfg, run_dir / "config.yaml")
+    return cfg
+
+
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
+    """Train (or continue training) in ``run_dir``; returns the model and the eval callback."""
+    seed_everything(cfg.seed, cfg.torch_threads)
+    opponents, groups, pool = build_opponents(cfg, run_dir)
+    env = make_env(cfg, opponents, groups)
+    if resume:
+        from .evaluate import load_model
+
+        model = load_model(run_dir / "model.zip")
+        model.set_env(env)
+        if cfg.tensorboard:
+            model.tensorboard_log = str(run_dir / "tb")
+    else:
+        model = make_model(cfg, env, run_dir)
+    wall = _previous_train_seconds(run_dir) if resume else 0.0
+    callbacks: list[Any] = [EvalCallback(cfg, run_dir, wall_offset=wall)]
+    if pool is not None:
+        callbacks.append(SelfPlayCallback(cfg, run_dir, pool))
+    remaining = cfg.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callbacks, progress_bar=cfg.progress_bar, tb_log_name="ppo",
+                    reset_num_timesteps=not resume)
+    model.save(run_dir / "model.zip")
+    env.close()
+    return model, callbacks[0]
+
+
+def _previous_train_seconds(run_dir: Path) -> float:
+    import csv
+
+    path = run_dir / "eval.csv"
+    if not path.is_file():
+        return 0.0
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    return float(rows[-1]["train_seconds"]) if rows else 0.0
+
+
+def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
+    """Print where the run is and its last evaluation (exact exploitability per seat in 2-player)."""
+    last = evaluator.rows[-1] if evaluator.rows else {}
+    print(f"run directory: {run_dir}")
+    print(f"trained {int(last.get('timesteps', 0))} steps in {last.get('train_seconds', 0.0):.1f} s "
+          f"(evaluation time excluded)")
+    for key, value in last.items():
+        if key.endswith("_mean") and not key.startswith("exploit"):
+            bot = key[: -len("_mean")]
+            print(f"  vs {bot:<10} mean return {value:+.4f} ± {last.get(bot + '_ci95', float('nan')):.4f}")
+    if "exploit_mean" in last:
+        print("exact regret against the best response (chips per round):")
+        print(f"  seat 1 (rolls first):  {last['exploit_first']:.5f}")
+        print(f"  seat 2 (rolls second): {last['exploit_second']:.5f}")
+        print(f"  mean over seats:       {last['exploit_mean']:.5f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.resume:
+        run_dir = Path(args.resume)
+        cfg = resume_config(run_dir, args.overrides)
+    else:
+        cfg = load_config(args.config, args.overrides)
+        run_dir = new_run(cfg)
+    print(f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
+          f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps")
+    _, evaluator = train(cfg, run_dir, resume=bool(args.resume))
+    plot_eval_csv(run_dir / "eval.csv", run_dir / "learning_curve.png", title=run_dir.name)
+    report(cfg, run_dir, evaluator)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
