@@ -104,10 +104,7 @@ def _loser_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands: d
         )
     if len(losers) == 1:
         return f"{names[losers[0]]} had the {worst} hand, {hands[losers[0]].describe()}"
-    return (
-        f"{join_names([names[s] for s in losers])} tied for the {worst} hand "
-        f"{hands[losers[0]].describe()}"
-    )
+    return f"{join_names([names[s] for s in losers])} tied for the {worst} hand {hands[losers[0]].describe()}"
 
 
 def _payment_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands: dict[int, Hand]) -> str:
@@ -117,7 +114,7 @@ def _payment_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands:
         who = join_names([names[s] for s in losers])
         verb = "lose" if len(losers) > 1 or who == YOU else "loses"
         each = "each " if len(losers) > 1 else ""
-        return f"{who} {verb} {each}{unit(rules, rules.lives_lost)}"
+        return f"{objective(who)} {verb} {each}{unit(rules, rules.lives_lost)}"
     if rules.payment == "highest_hand":
         top = hands[rec.winner]
         amount = rules.payment_of(top.category)

@@ -95,8 +95,11 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
     stacks = rec.final_stacks if over else rnd.stacks
     rows = tuple(
         PlayerRow(
-            name=names[s] + (" (agent)" if s == seat else ""), stack=stacks[s],
-            active=stacks[s] > 0 or rules.stake == "chips", to_act=s == cur, highlight=s == seat,
+            name=names[s] + (" (agent)" if s == seat else ""),
+            stack=stacks[s],
+            active=stacks[s] > 0 or rules.stake == "chips",
+            to_act=s == cur,
+            highlight=s == seat,
             note=_note(rnd, s) if not over else "",
         )
         for s in range(game.num_players)
@@ -109,12 +112,18 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
     return Snapshot(
         title=f"Zanzibar - {rules.name} - round {n_round}",
         status=describe_result(rec, names) if over else f"{names[cur]} to play" if cur is not None else "",
-        over=over, actor=f"{names[cur]}'s dice" if cur is not None else f"{names[last_turn]}'s last roll",
-        dice=rnd.dice, held=held_mask(rnd), rolls_used=rnd.rolls_used,
+        over=over,
+        actor=f"{names[cur]}'s dice" if cur is not None else f"{names[last_turn]}'s last roll",
+        dice=rnd.dice,
+        held=held_mask(rnd),
+        rolls_used=rnd.rolls_used,
         roll_limit=rnd.turn_limit if not rnd.done else rnd.rolls_used,
         hand=rules.table.score(rnd.dice).describe() if all(rnd.dice) else "",
-        lowest=lo, highest=hi if not rnd.done else "", stake="Lives" if rules.stake == "lives" else "Chips",
-        players=rows, last_round=tuple(last),
+        lowest=lo,
+        highest=hi if not rnd.done else "",
+        stake="Lives" if rules.stake == "lives" else "Chips",
+        players=rows,
+        last_round=tuple(last),
     )
 
 
@@ -159,8 +168,9 @@ def _die(face: int, held: bool) -> Image.Image:
     d = ImageDraw.Draw(img)
     face_colour = (255, 236, 190) if held else (250, 250, 246)
     rim = GOLD if held else (200, 200, 190)
-    d.rounded_rectangle((2, 2, DIE - 3, DIE - 3), radius=14, fill=face_colour, outline=rim,
-                        width=5 if held else 2)
+    d.rounded_rectangle(
+        (2, 2, DIE - 3, DIE - 3), radius=14, fill=face_colour, outline=rim, width=5 if held else 2
+    )
     r = DIE // 11
     for fx, fy in _PIPS.get(face, []):
         cx, cy = int(fx * DIE), int(fy * DIE)
@@ -190,8 +200,14 @@ def _text_sprite(
     return sprite, left, top
 
 
-def _text(img: Image.Image, xy: tuple[int, int], text: str, size: int, fill: tuple[int, int, int],
-          anchor: str = "la") -> None:
+def _text(
+    img: Image.Image,
+    xy: tuple[int, int],
+    text: str,
+    size: int,
+    fill: tuple[int, int, int],
+    anchor: str = "la",
+) -> None:
     """Paste cached text (rendering glyphs with FreeType on every frame would dominate the frame time)."""
     sprite, left, top = _text_sprite(text, size, fill, anchor)
     img.paste(sprite, (xy[0] + left, xy[1] + top), sprite)
@@ -288,8 +304,12 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
     """Play until round ``min_round`` has a later player holding dice on a second or later roll."""
     while not game.done:
         rnd = game.round
-        if (len(game.record.rounds) + 1 >= min_round and rnd.lowest and held_mask(rnd)
-                and 0 < held_mask(rnd) < STOP):
+        if (
+            len(game.record.rounds) + 1 >= min_round
+            and rnd.lowest
+            and held_mask(rnd)
+            and 0 < held_mask(rnd) < STOP
+        ):
             return
         game.act(policy(game.view()))
 
