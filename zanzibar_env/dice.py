@@ -64,6 +64,6 @@ def as_dice_source(
     """``dice`` if it is a source, a :class:`ScriptedDice` if it is a list of faces, else random dice."""
     if dice is None:
         return RandomDice(seed)
-    if isinstance(dice, DiceSource):
+    if isinstance(dice, (RandomDice, ScriptedDice)) or isinstance(dice, DiceSource):  # fast path first
         return dice
     return ScriptedDice(dice)

@@ -10,6 +10,7 @@ Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is no
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from .dice import DiceSource
@@ -19,6 +20,8 @@ from .rules import Ruleset
 
 STOP = 7  # the action "keep all dice and stop"
 NUM_ACTIONS = 8
+#: Indices of the sorted dice each hold mask keeps (bit i keeps die i).
+_KEPT = tuple(tuple(i for i in range(3) if mask >> i & 1) for mask in range(NUM_ACTIONS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,8 @@ class RoundState:
         self.record = RoundRecord(starting_seat=starting_seat, stacks_before=list(stacks))
         self.stacks = list(stacks)
         self.roll_limit = ruleset.max_rolls
+        self._legal = tuple(range(NUM_ACTIONS)) if ruleset.holds_allowed else (0, STOP)
+        self._instant = ruleset.instant_zanzibar != "off"
         self.pos = 0
         self.hands: dict[int, Hand] = {}
         self.lowest: list[int] = []  # seats sharing the lowest hand so far
@@ -107,9 +112,7 @@ class RoundState:
 
     def legal_actions(self) -> list[int]:
         """Legal hold masks now: all 8, or only re-throw all (0) and stop (7) without holds."""
-        if self.done:
-            return []
-        return list(range(NUM_ACTIONS)) if self.ruleset.holds_allowed else [0, STOP]
+        return [] if self.done else list(self._legal)
 
     def view(self) -> View:
         """The acting player's view (raises if the round is over)."""
@@ -121,19 +124,20 @@ class RoundState:
             ruleset=self.ruleset, seat=seat, num_players=n, dice=self.dice, rolls_used=self.rolls_used,
             roll_limit=self.turn_limit, is_first=self.pos == 0, players_after=len(self.order) - self.pos - 1,
             lowest=lo, lowest_count=len(self.lowest), highest=hi, earlier_payments=self.earlier_payments,
-            stacks=tuple(self.stacks[(seat + k) % n] for k in range(n)),
-            active=tuple(self.active[(seat + k) % n] for k in range(n)),
+            stacks=(*self.stacks[seat:], *self.stacks[:seat]),
+            active=(*self.active[seat:], *self.active[:seat]),
         )
 
     def act(self, action: int) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
         self._require_seat()
-        if isinstance(action, bool) or (not isinstance(action, int) and not hasattr(action, "__index__")):
-            raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
-        action = int(action)
-        if action not in self.legal_actions():
+        if type(action) is not int:  # plain ints skip the checks below
+            if isinstance(action, bool) or not hasattr(action, "__index__"):
+                raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
+            action = operator.index(action)
+        if action not in self._legal:
             raise ValueError(
-                f"illegal action {action}: legal hold masks are {self.legal_actions()} "
+                f"illegal action {action}: legal hold masks are {list(self._legal)} "
                 "(bit i keeps sorted die i; 7 stops)"
             )
         assert self._turn is not None
@@ -141,7 +145,8 @@ class RoundState:
         if action == STOP:
             self._end_turn()
         else:
-            self._roll(tuple(d for i, d in enumerate(self.dice) if action >> i & 1))
+            dice = self.dice
+            self._roll(tuple(dice[i] for i in _KEPT[action]))
 
     # ---- turn -----------------------------------------------------------------------------------
     def _hand(self, sorted_dice: tuple[int, ...]) -> Hand:
@@ -167,8 +172,8 @@ class RoundState:
         self.rolls_used += 1
         assert self._turn is not None
         self._turn.rolls.append(list(self.dice))
-        instant = self.ruleset.instant_zanzibar != "off" and self._hand(self.dice).category == "zanzibar"
-        if instant or self.rolls_used >= self.turn_limit:
+        instant = self._instant and self._hand(self.dice).category == "zanzibar"
+        if instant or self.rolls_used >= (self.ruleset.max_rolls if self.pos == 0 else self.roll_limit):
             self._end_turn()
 
     def _end_turn(self) -> None:
@@ -178,18 +183,19 @@ class RoundState:
         turn.hand, turn.category, turn.rank = list(self.dice), hand.category, hand.rank
         self.record.turns.append(turn)
         self.hands[seat] = hand
-        if not self.lowest or hand < self.hands[self.lowest[0]]:
+        rank = hand.rank  # same table: compare ranks directly
+        if not self.lowest or rank < self.hands[self.lowest[0]].rank:
             self.lowest = [seat]
-        elif hand == self.hands[self.lowest[0]]:
+        elif rank == self.hands[self.lowest[0]].rank:
             self.lowest.append(seat)
-        if self.highest is None or hand > self.hands[self.highest]:
+        if self.highest is None or rank > self.hands[self.highest].rank:
             self.highest = seat
         if self.ruleset.payment == "own_hand":
             self.earlier_payments += self.ruleset.payment_of(hand.category)
         if self.pos == 0 and self.ruleset.first_roller_sets_limit:
             self.roll_limit = self.rolls_used
         self.pos += 1
-        if self.ruleset.instant_zanzibar != "off" and hand.category == "zanzibar":
+        if self._instant and hand.category == "zanzibar":
             self._settle(instant_by=seat)
         elif self.pos == len(self.order):
             self._settle()
