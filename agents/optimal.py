@@ -1,0 +1,208 @@
+"""The exactly round-optimal player: acts by looking up tables solved once per ruleset and table size.
+
+Objective (see :mod:`agents.solver`): each player, in turn, maximises its own expected result for the
+round (chips given away minus chips received, positive = good; in lives rulesets minus lives lost),
+assuming every later player does the same (a subgame-perfect equilibrium), with exact dice
+probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask.
+
+Tables are solved lazily on first use for each (ruleset options, number of active players), kept in
+memory for the process and cached on disk in ``$ZANZIBAR_CACHE_DIR`` (default ``~/.cache/zanzibar_env``)
+as ``optimal-<hash>.npz``, the hash covering the options that change play, the table size and
+:data:`agents.solver.SOLVER_VERSION`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from zanzibar_env.engine import View
+from zanzibar_env.hands import MULTISET_INDEX
+from zanzibar_env.observation import ViewBatch
+from zanzibar_env.rules import Ruleset
+
+from .base import BaseAgent
+from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, lookup, save_levels, solve
+
+#: Ruleset options that change optimal play (name, description, stacks and round caps do not).
+PLAY_OPTIONS = (
+    "hand_ranking",
+    "one_points",
+    "six_points",
+    "stake",
+    "max_rolls",
+    "holds_allowed",
+    "first_roller_sets_limit",
+    "tie_rule",
+    "payment",
+    "payments",
+    "lives_lost",
+    "instant_zanzibar",
+)
+
+
+def default_cache_dir() -> Path:
+    """``$ZANZIBAR_CACHE_DIR`` if set, else ``~/.cache/zanzibar_env``."""
+    env = os.environ.get("ZANZIBAR_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "zanzibar_env"
+
+
+def table_key(ruleset: Ruleset, n: int) -> str:
+    """Hash naming the solved tables of ``ruleset`` at a table of ``n`` active players."""
+    opts = {k: getattr(ruleset, k) for k in PLAY_OPTIONS}
+    blob = json.dumps({"options": opts, "n": n, "version": SOLVER_VERSION}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+@dataclass
+class Solved:
+    """The solved tables of one ruleset and table size."""
+
+    spec: RoundSpec
+    levels: list[Level]
+
+
+_MEMORY: dict[str, Solved] = {}  # process-wide: every agent shares solved tables
+
+
+def solved_tables(ruleset: Ruleset, n: int, cache_dir: Path | None = None, use_disk: bool = True) -> Solved:
+    """The tables for ``ruleset`` and ``n`` active players: from memory, from disk, or solved (then saved)."""
+    key = table_key(ruleset, n)
+    if key in _MEMORY:
+        return _MEMORY[key]
+    spec = RoundSpec.of(ruleset, n)
+    path = (cache_dir or default_cache_dir()) / f"optimal-{key}.npz"
+    levels: list[Level] | None = None
+    if use_disk and path.exists():
+        try:
+            levels = load_levels(path, n)
+        except (OSError, KeyError, ValueError):
+            levels = None  # a damaged cache file is re-solved and overwritten
+    if levels is None:
+        levels = solve(spec)
+        if use_disk:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                save_levels(path, levels)
+            except OSError:
+                pass  # a read-only cache only costs a re-solve next time
+    _MEMORY[key] = Solved(spec, levels)
+    return _MEMORY[key]
+
+
+def batch_states(spec: RoundSpec, b: ViewBatch) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, key)`` per row: the acting position and its public state (see :mod:`agents.solver`)."""
+    n_act = _active_counts(b)
+    q = n_act - 1 - b.players_after
+    lo = np.where(b.lowest_rank < 0, spec.num_ranks, b.lowest_rank)
+    if spec.kind == "highest_hand":
+        x = np.where(b.highest_rank < 0, 4, spec.cat_of_rank[np.maximum(b.highest_rank, 0)])
+    elif spec.kind == "own_hand":
+        x = b.earlier_payments
+    else:
+        x = np.zeros_like(lo)
+    return q, spec.encode(lo, b.lowest_count, x, b.roll_limit)
+
+
+def view_state(spec: RoundSpec, view: View) -> tuple[int, int]:
+    """``(q, key)`` of one view, as :func:`batch_states` computes for a batch."""
+    n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
+    lo = view.lowest.rank if view.lowest is not None else spec.num_ranks
+    if spec.kind == "highest_hand":
+        x = int(spec.cat_of_rank[view.highest.rank]) if view.highest is not None else 4
+    else:
+        x = view.earlier_payments if spec.kind == "own_hand" else 0
+    return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]
+
+
+def _active_counts(b: ViewBatch) -> np.ndarray:
+    if b.ruleset.stake == "lives":
+        return np.asarray(b.active.sum(axis=1), np.int64)
+    return np.asarray(b.num_players, np.int64)
+
+
+class OptimalAgent(BaseAgent):
+    """Plays the subgame-perfect round-optimal policy (see the module docstring) by table look-up.
+
+    Args:
+        seed: ignored (the policy is deterministic); accepted for the registry.
+        cache_dir: where solved tables are cached (default :func:`default_cache_dir`).
+        use_disk: read and write the disk cache (``False``: solve in memory only).
+    """
+
+    name = "optimal"
+
+    def __init__(
+        self, seed: int | None = None, cache_dir: str | Path | None = None, use_disk: bool = True
+    ) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.use_disk = use_disk
+        self._by_ruleset: dict[int, tuple[Ruleset, dict[int, Solved]]] = {}  # id(ruleset) -> tables per n
+
+    def tables(self, ruleset: Ruleset, n: int) -> Solved:
+        """Solved tables for ``ruleset`` with ``n`` active players (solving them on first use)."""
+        return solved_tables(ruleset, n, self.cache_dir, self.use_disk)
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        """Optimal hold masks ``int64[B]`` by vectorised table look-up."""
+        out = np.empty(len(batch), np.int64)
+        n_act = _active_counts(batch)
+        dice = batch.dice_index
+        for n in np.unique(n_act):
+            sel = np.flatnonzero(n_act == n)
+            t = self.tables(batch.ruleset, int(n))
+            q, key = batch_states(t.spec, batch)
+            for qq in np.unique(q[sel]):
+                rows = sel[q[sel] == qq]
+                if not 0 <= qq < n:
+                    raise ValueError(f"players_after out of range for {n} active players")
+                row = lookup(t.levels[qq].keys, key[rows])
+                r = batch.rolls_used[rows] - 1
+                if (r < 0).any() or (r >= t.levels[qq].policy.shape[1]).any():
+                    raise ValueError("rolls_used must be 1..roll_limit-1 at a decision")
+                out[rows] = t.levels[qq].policy[row, r, dice[rows]]
+        return out
+
+    def act(self, view: View) -> int:
+        """Optimal hold mask for one view (a scalar fast path of :meth:`act_batch`)."""
+        t = self._tables_for_view(view)
+        q, key = view_state(t.spec, view)
+        if not 0 <= q < t.spec.n or not 1 <= view.rolls_used < view.roll_limit:
+            raise ValueError(
+                f"not a decision of the round: position {q}, roll {view.rolls_used}/{view.roll_limit}"
+            )
+        keys = t.levels[q].keys
+        row = int(np.searchsorted(keys, key))
+        if row >= len(keys) or keys[row] != key:
+            raise ValueError(f"unreachable public state {key} for this ruleset and table")
+        return int(t.levels[q].policy[row, view.rolls_used - 1, MULTISET_INDEX[view.dice]])
+
+    def _tables_for_view(self, view: View) -> Solved:
+        n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
+        entry = self._by_ruleset.get(id(view.ruleset))
+        if entry is None or entry[0] is not view.ruleset:
+            entry = self._by_ruleset[id(view.ruleset)] = (view.ruleset, {})
+        if n not in entry[1]:
+            entry[1][n] = self.tables(view.ruleset, n)
+        return entry[1][n]
+
+    def evaluate(self, view: View) -> dict[int, float]:
+        """Expected round result (chips given minus received, or minus lives lost) of each legal action."""
+        batch = ViewBatch.from_views([view])
+        n = int(_active_counts(batch)[0])
+        t = self.tables(view.ruleset, n)
+        q, key = batch_states(t.spec, batch)
+        m = int(batch.dice_index[0])
+        qv = action_values(t.spec, t.levels, int(q[0]), int(key[0]), view.rolls_used, m)
+        return {a: float(v) for a, v in enumerate(qv) if not np.isnan(v)}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_by_ruleset"] = {}  # tables live in the module-level cache, never in the pickle
+        return state

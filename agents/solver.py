@@ -1,0 +1,324 @@
+"""Exact round-optimal play: backward induction over the seats of one round (a subgame-perfect equilibrium).
+
+Objective
+---------
+Each player, in turn, maximises its own expected result for the round, assuming every later player
+does the same, with exact dice probabilities. The result of a player is "chips given away minus chips
+received" in chip rulesets (positive = good; the loser *receives* chips, which is bad) and "minus
+lives lost" in lives rulesets. Stack caps (a payer holding fewer chips than it owes) are ignored. Ties
+between actions are broken deterministically (stop first, then the lowest mask; see
+:data:`agents.solver_turn.TIE_EPS`), so the policy is a function of the view.
+
+Method
+------
+The seats still to roll are positions ``q = 0..n-1`` (``n`` = active players). What earlier players did
+matters to later ones only through a *public state* ``(lo, k, x, L)``: the rank of the lowest earlier
+hand ``lo`` (``num_ranks`` = none yet), how many share it ``k``, ``x`` = the best category so far
+(``highest_hand`` payments; 4 = none) or the sum of earlier own-hand payments (``own_hand``; 0 for
+lives), and the roll limit ``L``. For each position the reachable states are enumerated forward; then,
+backward from the settlement, three value tables summarise the round's future for any *earlier*
+("tracked") player: ``wlow[s]`` if it is among the lowest, else ``wa[s] + wb[s] * own_payment``.
+Player ``q``'s value of ending its turn with hand ``m`` is read from the tables of ``q + 1`` at the
+successor state; its turn is solved by backward induction over rolls (:mod:`agents.solver_turn`),
+vectorised over states; the distribution of its final hand then gives the tables of ``q``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from zanzibar_env.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
+
+from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, transitions, turn_value
+
+#: Bump when the tables' meaning or layout changes (invalidates disk caches).
+SOLVER_VERSION = 1
+NO_CATEGORY = 4  # x when no earlier hand exists (highest_hand): worse than every category index 0..3
+
+
+@dataclass(frozen=True, eq=False)
+class RoundSpec:
+    """What the solver needs to know about a ruleset at a table of ``n`` active players."""
+
+    n: int
+    kind: str  # "highest_hand", "own_hand" or "lives"
+    tie_all: bool  # tie for lowest: all tied lose (else one of them, uniformly, by roll-off)
+    instant: str  # "off", "no_loss", "worst_so_far_loses"
+    max_rolls: int
+    holds_allowed: bool
+    first_sets_limit: bool
+    lives_lost: int
+    num_ranks: int
+    rank_of_m: np.ndarray  # int[56]
+    cat_of_m: np.ndarray  # int[56], index into the table's categories (0 = zanzibar, the best)
+    cat_of_rank: np.ndarray  # int[num_ranks]
+    pay_cat: np.ndarray  # int[4], chips paid by a hand of each category
+    zanz_m: int  # multiset index of the top hand
+    xs: int  # number of values of x
+
+    @classmethod
+    def of(cls, ruleset: Ruleset, n: int) -> RoundSpec:
+        """The spec of ``ruleset`` with ``n`` active players (``ValueError`` on a bad ``n`` or unsupported
+        rules)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            raise ValueError(f"num_players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {n!r}")
+        kind = "lives" if ruleset.stake == "lives" else ruleset.payment
+        if kind == "own_hand" and ruleset.instant_zanzibar == "worst_so_far_loses":
+            raise ValueError(
+                "the solver does not support payment 'own_hand' with instant_zanzibar 'worst_so_far_loses' "
+                "(players after the Zanzibar have no hand to pay by)"
+            )
+        t = ruleset.table
+        cat_of_rank = np.zeros(t.num_ranks, np.int64)
+        cat_of_rank[t.rank_of_multiset] = t.category_of_multiset
+        pay = np.array([ruleset.payments.get(c, 0) for c in t.categories], np.int64)
+        xs = (
+            NO_CATEGORY + 1 if kind == "highest_hand" else int(pay.max()) * n + 1 if kind == "own_hand" else 1
+        )
+        return cls(
+            n=int(n),
+            kind=kind,
+            tie_all=ruleset.tie_rule == "all",
+            instant=ruleset.instant_zanzibar,
+            max_rolls=ruleset.max_rolls,
+            holds_allowed=ruleset.holds_allowed,
+            first_sets_limit=ruleset.first_roller_sets_limit,
+            lives_lost=ruleset.lives_lost,
+            num_ranks=t.num_ranks,
+            rank_of_m=np.asarray(t.rank_of_multiset),
+            cat_of_m=np.asarray(t.category_of_multiset),
+            cat_of_rank=cat_of_rank,
+            pay_cat=pay,
+            zanz_m=int(np.flatnonzero(t.category_of_multiset == 0)[0]),
+            xs=xs,
+        )
+
+    @property
+    def instant_m(self) -> int | None:
+        return None if self.instant == "off" else self.zanz_m
+
+    def encode(self, lo: np.ndarray, k: np.ndarray, x: np.ndarray, lim: np.ndarray) -> np.ndarray:
+        """Integer key of public states (sortable; one per state)."""
+        return ((np.asarray(lo) * (MAX_PLAYERS + 1) + k) * self.xs + x) * 8 + lim
+
+    def decode(self, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(lo, k, x, L)`` of state keys."""
+        rest, lim = np.divmod(key, 8)
+        rest, x = np.divmod(rest, self.xs)
+        lo, k = np.divmod(rest, MAX_PLAYERS + 1)
+        return lo, k, x, lim
+
+    def start_key(self) -> np.ndarray:
+        """The key of the state before the first player (no earlier hands, limit ``max_rolls``)."""
+        x0 = NO_CATEGORY if self.kind == "highest_hand" else 0
+        return self.encode(
+            np.array([self.num_ranks]), np.array([0]), np.array([x0]), np.array([self.max_rolls])
+        )
+
+
+def successor_keys(spec: RoundSpec, q: int, key: np.ndarray) -> np.ndarray:
+    """``int[S, Rt, 56]``: key after player ``q`` ends its turn with multiset ``m`` after roll ``r``
+    (``-1`` for an instant Zanzibar). ``Rt = max_rolls`` for the first player when it sets the limit,
+    else 1."""
+    lo, k, x, lim = (a[:, None, None] for a in spec.decode(key))
+    rt = spec.max_rolls if q == 0 and spec.first_sets_limit else 1
+    r = np.arange(1, rt + 1)[None, :, None]
+    rank, cat = spec.rank_of_m[None, None, :], spec.cat_of_m[None, None, :]
+    k2 = np.where(rank < lo, 1, np.where(rank == lo, k + 1, k))
+    if spec.kind == "highest_hand":
+        x2 = np.minimum(x, cat)
+    elif spec.kind == "own_hand":
+        x2 = x + spec.pay_cat[cat]
+    else:
+        x2 = x + 0 * cat
+    lim2 = r if rt > 1 else lim
+    out = spec.encode(np.minimum(lo, rank), k2, x2, lim2 + 0 * rank)
+    if spec.instant_m is not None:
+        out[:, :, spec.instant_m] = -1
+    return np.broadcast_to(out, (len(key), rt, NUM_MULTISETS)).copy()
+
+
+def lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Row of each wanted key in the sorted ``keys`` (``-1`` where wanted is ``-1``; ``ValueError`` if
+    a key is absent)."""
+    wanted = np.asarray(wanted)
+    idx = np.searchsorted(keys, wanted).clip(0, max(len(keys) - 1, 0))
+    ok = (keys[idx] == wanted) | (wanted < 0)
+    if not ok.all():
+        raise ValueError(
+            f"unreachable public state(s) {np.unique(wanted[~ok])[:5].tolist()} for this ruleset and table"
+        )
+    return np.where(wanted < 0, -1, idx)
+
+
+def settle(spec: RoundSpec, key: np.ndarray, top: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(wlow, wa, wb)`` at the end of the round in state ``key`` for a tracked player: ``wlow`` if it holds
+    the lowest hand, else ``wa + wb * own_payment``. ``top``: the round ended by an instant Zanzibar under
+    ``worst_so_far_loses`` (``x`` is then the Zanzibar's category)."""
+    lo, k, x, _ = spec.decode(key)
+    n, kf = spec.n, k.astype(np.float64)
+    zero = np.zeros(len(key))
+    if spec.kind == "lives":
+        return -spec.lives_lost * (np.ones_like(kf) if spec.tie_all else 1.0 / kf), zero, zero
+    if spec.kind == "highest_hand":
+        pay = spec.pay_cat[0 if top else x].astype(np.float64) + zero
+        if spec.tie_all:
+            return -(n - kf) * pay, kf * pay, zero
+        return (-(n - 1) * pay + (kf - 1) * pay) / kf, pay, zero
+    plo = spec.pay_cat[spec.cat_of_rank[lo]].astype(np.float64)
+    total = x.astype(np.float64)
+    if spec.tie_all:
+        return -(total - kf * plo), zero, kf
+    return (-(total - plo) + (kf - 1) * plo) / kf, zero, zero + 1.0
+
+
+def instant_tracked(spec: RoundSpec, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tracked-player values when the player to move in state ``key`` rolls an instant Zanzibar."""
+    if spec.instant == "worst_so_far_loses":
+        return settle(spec, key, top=True)
+    z = np.zeros(len(key))
+    return z, z, z
+
+
+def instant_self(spec: RoundSpec, key: np.ndarray) -> np.ndarray:
+    """Value to the player to move in state ``key`` of rolling an instant Zanzibar itself."""
+    _, k, _, _ = spec.decode(key)
+    if spec.instant != "worst_so_far_loses" or spec.kind != "highest_hand":
+        return np.zeros(len(key))
+    losers = np.ones(len(key)) if not spec.tie_all else k.astype(np.float64)
+    return np.where(k > 0, losers * spec.pay_cat[0], 0.0)
+
+
+@dataclass
+class Level:
+    """Tables of one position ``q``: its states and, for ``q >= 1``, the tracked-player values."""
+
+    keys: np.ndarray  # sorted state keys
+    wlow: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    wa: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    wb: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    policy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.int8))  # [S, max_rolls-1, 56]
+    value: np.ndarray = field(default_factory=lambda: np.zeros(0))  # player q's expected result per state
+    nxt: np.ndarray | None = None  # [S, Rt, 56] row of the successor state in level q+1 (-1: instant)
+    dist: np.ndarray | None = None  # [S, max_rolls, 56] final-hand distribution of player q
+
+
+def enumerate_levels(spec: RoundSpec) -> list[Level]:
+    """Reachable public states before each position ``q = 0..n`` (``n``: after the last player)."""
+    levels = [Level(keys=spec.start_key())]
+    for q in range(spec.n):
+        succ = successor_keys(spec, q, levels[q].keys)
+        uniq, inv = np.unique(succ[succ >= 0], return_inverse=True)
+        nxt = np.full(succ.shape, -1, np.int64)
+        nxt[succ >= 0] = inv
+        levels[q].nxt = nxt
+        levels.append(Level(keys=uniq))
+    return levels
+
+
+def turn_problem(spec: RoundSpec, q: int, key: np.ndarray, nxt: np.ndarray, after: Level) -> TurnProblem:
+    """Player ``q``'s turns in states ``key``; ``nxt`` = successor rows in ``after`` (level ``q + 1``)."""
+    lo = spec.decode(key)[0][:, None, None]
+    j = np.maximum(nxt, 0)
+    own = after.wa[j] + after.wb[j] * spec.pay_cat[spec.cat_of_m][None, None, :]
+    stop = np.where(spec.rank_of_m[None, None, :] <= lo, after.wlow[j], own)
+    lim = spec.decode(key)[3] if q > 0 else np.full(len(key), spec.max_rolls)
+    return TurnProblem(stop, lim, spec.max_rolls, spec.holds_allowed, spec.instant_m, instant_self(spec, key))
+
+
+def tracked_tables(spec: RoundSpec, lv: Level, dist: np.ndarray, after: Level) -> None:
+    """Fill ``lv.wlow/wa/wb`` (``q >= 1``) from player ``q``'s final-hand distribution ``dist[s, m]``."""
+    assert lv.nxt is not None
+    nxt = lv.nxt[:, 0, :]
+    valid, j = nxt >= 0, np.maximum(nxt, 0)
+    lo = spec.decode(lv.keys)[0]
+    plo = spec.pay_cat[spec.cat_of_rank[np.minimum(lo, spec.num_ranks - 1)]][:, None]
+    lower = spec.rank_of_m[None, :] < lo[:, None]
+    iw, ia, ib = instant_tracked(spec, lv.keys)
+    vlow = np.where(valid, np.where(lower, after.wa[j] + after.wb[j] * plo, after.wlow[j]), iw[:, None])
+    va = np.where(valid, after.wa[j], ia[:, None])
+    vb = np.where(valid, after.wb[j], ib[:, None])
+    lv.wlow, lv.wa, lv.wb = (dist * vlow).sum(1), (dist * va).sum(1), (dist * vb).sum(1)
+
+
+def solve(spec: RoundSpec, fixed: dict[int, np.ndarray] | None = None) -> list[Level]:
+    """Solve the round: every position maximises its own value, except positions in ``fixed``
+    (``q -> float[S_q, max_rolls - 1, 56, 8]`` action probabilities), which play that policy."""
+    fixed = fixed or {}
+    levels = enumerate_levels(spec)
+    last = levels[spec.n]
+    last.wlow, last.wa, last.wb = settle(spec, last.keys)
+    for q in range(spec.n - 1, -1, -1):
+        lv = levels[q]
+        assert lv.nxt is not None
+        tp = turn_problem(spec, q, lv.keys, lv.nxt, levels[q + 1])
+        us, lv.policy = backward(tp, fixed.get(q))
+        lv.value = turn_value(us)
+        lv.dist = forward(tp, lv.policy, fixed.get(q))
+        if q > 0:
+            tracked_tables(spec, lv, lv.dist.sum(1), levels[q + 1])
+    return levels
+
+
+def seat_values(spec: RoundSpec, levels: list[Level]) -> np.ndarray:
+    """``float[n]``: expected round result of each position (0 = rolls first) under the solved policies."""
+    prob: np.ndarray = np.ones(1)
+    out = np.zeros(spec.n)
+    for q in range(spec.n):
+        lv = levels[q]
+        assert lv.nxt is not None and lv.dist is not None
+        out[q] = prob @ lv.value
+        d = lv.dist if lv.nxt.shape[1] > 1 else lv.dist.sum(1, keepdims=True)
+        w = prob[:, None, None] * d
+        ok = lv.nxt >= 0
+        prob = np.bincount(lv.nxt[ok], weights=w[ok], minlength=len(levels[q + 1].keys))
+    return out
+
+
+def action_values(spec: RoundSpec, levels: list[Level], q: int, key: int, r: int, m: int) -> np.ndarray:
+    """``float[8]``: player ``q``'s expected round result of each action after roll ``r`` with multiset ``m``
+    in state ``key`` (``nan`` for illegal actions), recomputed from the tables of position ``q + 1``."""
+    keys = np.array([key], np.int64)
+    nxt = lookup(levels[q + 1].keys, successor_keys(spec, q, keys))
+    tp = turn_problem(spec, q, keys, nxt, levels[q + 1])
+    if not 1 <= r < int(tp.limit[0]):
+        raise ValueError(f"no decision after roll {r} with a limit of {int(tp.limit[0])} rolls")
+    us, _ = backward(tp)
+    p, _ = transitions()
+    qv = p[m] @ us[r + 1][0]
+    qv[7] = tp.stop_at(r)[0, m]
+    if spec.instant_m == m:
+        qv[:] = np.nan
+    if not spec.holds_allowed:
+        qv[1:7] = np.nan
+    return qv
+
+
+def save_levels(path: Path, levels: list[Level]) -> None:
+    """Write the tables the agent needs (keys, policy, values; not the distributions) to an ``.npz``."""
+    arrays: dict[str, np.ndarray] = {}
+    for q, lv in enumerate(levels):
+        arrays.update({f"keys{q}": lv.keys, f"wlow{q}": lv.wlow, f"wa{q}": lv.wa, f"wb{q}": lv.wb})
+        arrays.update({f"policy{q}": lv.policy, f"value{q}": lv.value})
+    tmp = path.with_name(path.name + f".{np.random.default_rng().integers(1 << 30)}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+    tmp.replace(path)
+
+
+def load_levels(path: Path, n: int) -> list[Level]:
+    """Read tables written by :func:`save_levels` for ``n`` players."""
+    with np.load(path) as z:
+        return [
+            Level(
+                keys=z[f"keys{q}"],
+                wlow=z[f"wlow{q}"],
+                wa=z[f"wa{q}"],
+                wb=z[f"wb{q}"],
+                policy=z[f"policy{q}"],
+                value=z[f"value{q}"],
+            )
+            for q in range(n + 1)
+        ]
