@@ -149,7 +149,9 @@ class SelfPlayPool:
             switch.member = members[int(self.rng.integers(len(members)))]
 
 
-def build_opponents(cfg: TrainConfig, run_dir: Path) -> tuple[Any, list[Any] | None, SelfPlayPool | None]:
+def build_opponents(
+    cfg: TrainConfig, run_dir: Path | None
+) -> tuple[Any, list[Any] | None, SelfPlayPool | None]:
     """Opponents for :func:`train.sb3_vec.make_sb3_env`: ``(opponents, groups, pool)``.
 
     Without self-play, a single name plays every other seat and a list with one name per other seat
@@ -160,7 +162,8 @@ def build_opponents(cfg: TrainConfig, run_dir: Path) -> tuple[Any, list[Any] | N
     names = list(cfg.opponents)
     if cfg.self_play:
         pool = SelfPlayPool(cfg, min(8, cfg.num_envs))
-        for path in sorted((run_dir / "pool").glob("step_*.zip"), key=lambda p: int(p.stem[5:])):
+        saved = (run_dir / "pool").glob("step_*.zip") if run_dir is not None else []
+        for path in sorted(saved, key=lambda p: int(p.stem[5:])):
             pool.add(path)
         pool.resample()
         return None, list(pool.switches), pool

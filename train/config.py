@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from zanzibar_env.rules import load_ruleset
+
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
@@ -189,9 +191,25 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
         raise _bad("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
     if not cfg.opponents and not cfg.self_play:
         raise _bad("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
+    _check_agents("opponents", cfg.opponents)
+    try:
+        load_ruleset(cfg.ruleset)
+    except ValueError as e:
+        raise ValueError(f"config key 'ruleset': {e}") from None
     if cfg.batch_size > cfg.n_steps * cfg.num_envs:
         raise _bad("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}")
     return cfg
+
+
+def _check_agents(key: str, names: list[str]) -> None:
+    from agents.registry import available_agents
+
+    for name in names:
+        if name.startswith("ppo:"):
+            if not Path(name[4:]).is_file():
+                raise _bad(key, name, "'ppo:PATH' with an existing model file")
+        elif name not in available_agents():
+            raise _bad(key, name, f"agent names {available_agents()} or 'ppo:PATH'")
 
 
 def apply(cfg: TrainConfig, values: dict[str, Any]) -> TrainConfig:

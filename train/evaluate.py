@@ -76,31 +76,22 @@ def load_model(path: str | Path) -> Any:
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
-    """Exact 2-player round figures: value per seat vs ``optimal`` and exploitability per seat and mean."""
-    from agents.exact import exploitability, round_value
-    from agents.registry import make_agent
+    """Exact 2-player round figures from :func:`agents.exact.exploitability` (chips per round).
 
-    rules = load_ruleset(ruleset)
-    opt = make_agent("optimal")
-    v_first, _ = round_value(agent, opt, rules)
-    _, v_second = round_value(opt, agent, rules)
-    ex = exploitability(agent, rules)
+    ``value_first_vs_optimal``/``value_second_vs_optimal``: the agent's expected result rolling first /
+    second against the ``optimal`` bot; ``exploit_first``/``exploit_second``: what a best response gains
+    over the game value against the agent in that seat; ``exploit_mean``: their average.
+    """
+    from agents.exact import exploitability
+
+    ex = exploitability(agent, load_ruleset(ruleset))
     return {
-        "value_first_vs_optimal": float(v_first),
-        "value_second_vs_optimal": float(v_second),
-        **{f"exploit_{k}": float(v) for k, v in _seat_exploit(ex).items()},
+        "value_first_vs_optimal": float(ex["vs_optimal_seat0"]),
+        "value_second_vs_optimal": float(ex["vs_optimal_seat1"]),
+        "exploit_first": float(ex["seat0"]),
+        "exploit_second": float(ex["seat1"]),
+        "exploit_mean": float(ex["average"]),
     }
-
-
-def _seat_exploit(ex: dict[str, Any]) -> dict[str, float]:
-    """Normalise :func:`agents.exact.exploitability`'s dict to keys ``first``, ``second``, ``mean``."""
-    first = ex.get("first", ex.get("seat0", ex.get("exploitability_first")))
-    second = ex.get("second", ex.get("seat1", ex.get("exploitability_second")))
-    mean = ex.get("mean", ex.get("exploitability"))
-    if first is None or second is None:
-        raise ValueError(f"unexpected exploitability result keys: {sorted(ex)}")
-    return {"first": float(first), "second": float(second),
-            "mean": float(mean) if mean is not None else (float(first) + float(second)) / 2}
 
 
 def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> tuple[float, float]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -172,12 +173,16 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.resume:
-        run_dir = Path(args.resume)
-        cfg = resume_config(run_dir, args.overrides)
-    else:
-        cfg = load_config(args.config, args.overrides)
-        run_dir = new_run(cfg)
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            cfg = resume_config(run_dir, args.overrides)
+        else:
+            cfg = load_config(args.config, args.overrides)
+            run_dir = new_run(cfg)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
           f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps")
     _, evaluator = train(cfg, run_dir, resume=bool(args.resume))

@@ -1,0 +1,93 @@
+"""Training speed: env steps per second of the default PPO setup, beside plain SB3 PPO on CartPole-v1.
+
+Both runs use the same PPO hyper-parameters (those of the default config: ``n_steps``, ``batch_size``,
+``n_epochs``, ``num_envs``, network), the same algorithm class, one torch thread, and the same fixed
+budget of env steps; SB3's overhead (rollout collection, GAE, gradient steps) is included in both.
+Zanzibar runs the default training env (``configs/ppo_classic_2p.yaml``: the batched vector env through
+:class:`train.sb3_vec.SB3VecEnv`, opponent ``optimal``) and MaskablePPO; CartPole-v1 runs SB3's
+``make_vec_env`` (a ``DummyVecEnv`` of Gymnasium envs) and plain PPO, with MaskablePPO also timed on
+Zanzibar's side for comparison. Evaluation, TensorBoard and the progress bar are off.
+
+Run: ``python -m benchmarks.train_speed [--steps 100000] [--config PATH] [--set key=value ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+
+from train.callbacks import build_opponents
+from train.config import TrainConfig, load_config
+from train.ppo import make_env, seed_everything
+
+
+def _ppo_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+    return {
+        "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": 0.99,
+        "learning_rate": cfg.learning_rate, "seed": cfg.seed, "device": "cpu", "verbose": 0,
+        "policy_kwargs": {
+            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}, "activation_fn": act,
+        },
+    }
+
+
+def _time_learn(model: Any, steps: int) -> float:
+    """Env steps per second of ``model.learn(steps)`` (the rollout rounding included)."""
+    start_steps = model.num_timesteps
+    t = time.perf_counter()
+    model.learn(steps, progress_bar=False)
+    return (model.num_timesteps - start_steps) / (time.perf_counter() - t)
+
+
+def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> float:
+    from sb3_contrib import MaskablePPO
+
+    seed_everything(cfg.seed, cfg.torch_threads)
+    opponents, groups, _ = build_opponents(cfg, run_dir=None)
+    env = make_env(cfg, opponents, groups)
+    cls = MaskablePPO if algo == "maskable_ppo" else PPO
+    model = cls("MlpPolicy", env, **_ppo_kwargs(cfg))
+    speed = _time_learn(model, steps)
+    env.close()
+    return speed
+
+
+def cartpole_speed(cfg: TrainConfig, steps: int) -> float:
+    seed_everything(cfg.seed, cfg.torch_threads)
+    env = make_vec_env("CartPole-v1", n_envs=cfg.num_envs, seed=cfg.seed)
+    model = PPO("MlpPolicy", env, **_ppo_kwargs(cfg))
+    speed = _time_learn(model, steps)
+    env.close()
+    return speed
+
+
+def main(argv: list[str] | None = None) -> int:
+    doc = (__doc__ or "").split("\n\n")[0]
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.train_speed", description=doc)
+    ap.add_argument("--steps", type=int, default=100_000, help="env steps per measurement")
+    ap.add_argument("--config", help="experiment YAML (default: the default training config)")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    args = ap.parse_args(argv)
+    cfg = load_config(args.config, args.overrides)
+    print(f"config: {cfg.env_id} {cfg.ruleset} {cfg.num_players}p vs {cfg.opponents}; "
+          f"num_envs={cfg.num_envs} "
+          f"n_steps={cfg.n_steps} batch_size={cfg.batch_size} n_epochs={cfg.n_epochs} net={cfg.net_arch} "
+          f"torch_threads={cfg.torch_threads}; {args.steps} env steps each")
+    z_mask = zanzibar_speed(cfg, args.steps, "maskable_ppo")
+    z_plain = zanzibar_speed(cfg, args.steps, "ppo")
+    cart = cartpole_speed(cfg, args.steps)
+    print(f"{'setup':<44} {'env steps/s':>12} {'ratio':>7}")
+    print(f"{'Zanzibar default (MaskablePPO, SB3VecEnv)':<44} {z_mask:>12,.0f} {z_mask / cart:>7.2f}")
+    print(f"{'Zanzibar default (plain PPO, SB3VecEnv)':<44} {z_plain:>12,.0f} {z_plain / cart:>7.2f}")
+    print(f"{'CartPole-v1 (plain PPO, DummyVecEnv)':<44} {cart:>12,.0f} {1.0:>7.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,410 @@
+"""Tournaments in duplicate format: ``python -m train.tournament --agents random,greedy,escape --players 4``.
+
+Scheme. Games come in *deals*. Deal ``d`` draws, from ``SeedSequence([seed, d])``, a line-up of
+``players`` agents (the whole list in order when it has exactly ``players`` names; a seeded choice
+without replacement when it has more; the list repeated in order when it has fewer) and one dice seed.
+The deal is played ``players`` times, once per seat rotation: in rotation ``r`` seat ``s`` holds
+line-up agent ``(s + r) % players``, and every rotation replays the same dice stream (``RandomDice``
+from the deal's seed), so each agent meets the same luck from every seat and luck largely cancels.
+Agents are reseeded from ``(seed, d, line-up position)`` before every game, so a game depends only
+on ``(seed, d, r)`` and ``--jobs N`` gives exactly the results of ``--jobs 1``. ``--games`` is rounded
+up to a whole number of deals.
+
+Statistics, per agent: win rate (a game won by k players at once counts 1/k to each), result per
+round (chip rulesets: chips given away minus chips received; lives rulesets: lives change; higher is
+better), each as a ratio over all the agent's seats with a 95% interval that treats deals as
+independent clusters (delta method); mean finishing place; and an openskill Plackett-Luce rating
+updated game by game, in game order, from the finishing places (chips: winners, then fewest chips;
+lives: winners, then most lives, then latest elimination). Output (``--out``): ``games.csv`` (one
+row per game and seat), ``results.json`` (config, summary, every game), ``tournament.png``, and with
+``--save-games`` ``games.jsonl`` (:meth:`GameRecord.save`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing as mp
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import zanzibar_env as zz
+from agents import BaseAgent, make_agent
+from zanzibar_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class AgentSummary:
+    """One agent's line of the results table (``*_ci`` are 95% half-widths)."""
+
+    name: str
+    games: int
+    win_rate: float
+    win_ci: float
+    per_round: float
+    per_round_ci: float
+    mean_place: float
+    rating_mu: float
+    rating_sigma: float
+
+    @property
+    def rating(self) -> float:
+        """Conservative openskill rating ``mu - 3 sigma``."""
+        return self.rating_mu - 3 * self.rating_sigma
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament produced: its settings, per-agent summary, every game, the speed."""
+
+    config: dict[str, Any]
+    summary: list[AgentSummary]
+    games: list[dict[str, Any]]
+    games_per_second: float
+    records: list[zz.GameRecord] = field(default_factory=list)
+
+
+# ---- schedule -------------------------------------------------------------------------------------
+def deal_plan(seed: int, deal: int, num_agents: int, players: int) -> tuple[list[int], int, list[int]]:
+    """``(line-up of agent indices, dice seed, agent seed per line-up position)`` of one deal."""
+    ss = np.random.SeedSequence([seed, deal])
+    rng = np.random.default_rng(ss)
+    if num_agents == players:
+        lineup = list(range(players))
+    elif num_agents > players:
+        lineup = [int(i) for i in rng.permutation(num_agents)[:players]]
+    else:
+        lineup = [i % num_agents for i in range(players)]
+    dice_seed, *agent_seeds = (int(x) for x in ss.generate_state(players + 1, np.uint32))
+    return lineup, dice_seed, agent_seeds
+
+
+@dataclass
+class _Context:
+    agents: list[BaseAgent]
+    names: list[str]
+    ruleset: zz.Ruleset
+    players: int
+    seed: int
+    max_rounds: int | None
+    keep_records: bool
+
+
+_CTX: _Context | None = None
+
+
+def _init_worker(ctx: _Context) -> None:
+    global _CTX
+    _CTX = ctx
+
+
+def _places(rec: zz.GameRecord, stake: str) -> list[int]:
+    """Finishing place of each seat (1 = best; equal results share a place)."""
+    n = rec.num_players
+    elim = [math.inf] * n
+    for i, rnd in enumerate(rec.rounds):
+        for s in range(n):
+            if elim[s] == math.inf and rnd.stacks_after[s] == 0:
+                elim[s] = i
+    won = [s in rec.winners for s in range(n)]
+    if stake == "chips":
+        keys = [(won[s], -rec.final_stacks[s], 0.0) for s in range(n)]
+    else:
+        keys = [(won[s], rec.final_stacks[s], elim[s]) for s in range(n)]
+    return [1 + sum(k > keys[s] for k in keys) for s in range(n)]
+
+
+def _game_row(rec: zz.GameRecord, ctx: _Context, deal: int, rot: int, seats: list[int], dseed: int) -> dict:
+    start, stake = ctx.ruleset.starting_stack, ctx.ruleset.stake
+    sign = -1 if stake == "chips" else 1
+    return {
+        "game": deal * ctx.players + rot, "deal": deal, "rotation": rot, "dice_seed": dseed,
+        "agents": [ctx.names[i] for i in seats], "rounds": len(rec.rounds), "truncated": rec.truncated,
+        "final_stacks": list(rec.final_stacks), "winners": list(rec.winners),
+        "result": [sign * (c - start) for c in rec.final_stacks],
+        "win": [1 / len(rec.winners) if s in rec.winners else 0.0 for s in range(ctx.players)],
+        "place": _places(rec, stake),
+    }
+
+
+def _play_deal(deal: int) -> list[tuple[dict, zz.GameRecord | None]]:
+    """Play every rotation of one deal (in a worker or in-process)."""
+    ctx = _CTX
+    assert ctx is not None, "worker not initialised"
+    lineup, dice_seed, agent_seeds = deal_plan(ctx.seed, deal, len(ctx.agents), ctx.players)
+    out = []
+    for rot in range(ctx.players):
+        seats = [lineup[(s + rot) % ctx.players] for s in range(ctx.players)]
+        for pos, idx in enumerate(lineup):
+            ctx.agents[idx].seed(agent_seeds[pos])
+        rec = zz.play_game(ctx.ruleset, [ctx.agents[i] for i in seats], num_players=ctx.players,
+                           seed=dice_seed, max_rounds=ctx.max_rounds)
+        out.append((_game_row(rec, ctx, deal, rot, seats, dice_seed), rec if ctx.keep_records else None))
+    return out
+
+
+def _run_deals(ctx: _Context, deals: int, jobs: int) -> Iterator[list[tuple[dict, zz.GameRecord | None]]]:
+    if jobs == 1:
+        _init_worker(ctx)
+        yield from map(_play_deal, range(deals))
+        return
+    chunk = max(1, min(16, deals // (jobs * 8)))
+    with mp.get_context("spawn").Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
+        yield from pool.imap(_play_deal, range(deals), chunksize=chunk)
+
+
+# ---- statistics -----------------------------------------------------------------------------------
+def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
+    """``sum(num) / sum(den)`` and its 95% half-width, treating entries as independent clusters."""
+    total = float(den.sum())
+    if total == 0:
+        return math.nan, math.nan
+    ratio = float(num.sum()) / total
+    n = len(num)
+    if n < 2:
+        return ratio, math.nan
+    resid = num - ratio * den
+    return ratio, Z95 * math.sqrt(float((resid**2).sum()) * n / (n - 1)) / total
+
+
+def _ratings(games: list[dict], names: list[str]) -> dict[str, tuple[float, float]]:
+    """openskill Plackett-Luce ``(mu, sigma)`` per agent, updated game by game (copies averaged)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {n: model.rating(name=n) for n in names}
+    for g in games:
+        teams = [[ratings[a]] for a in g["agents"]]
+        new = model.rate(teams, ranks=list(g["place"]))
+        for a in set(g["agents"]):
+            mine = [t[0] for t, who in zip(new, g["agents"], strict=True) if who == a]
+            ratings[a] = model.rating(mu=float(np.mean([r.mu for r in mine])),
+                                      sigma=float(np.mean([r.sigma for r in mine])), name=a)
+    return {n: (r.mu, r.sigma) for n, r in ratings.items()}
+
+
+def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
+    """Per-agent summary (sorted by rating, best first) from the game rows."""
+    deals = sorted({g["deal"] for g in games})
+    col = {d: i for i, d in enumerate(deals)}
+    ratings = _ratings(games, names)
+    out = []
+    for name in names:
+        wins, seats, result, rounds = (np.zeros(len(deals)) for _ in range(4))
+        places = []
+        for g in games:
+            for s, a in enumerate(g["agents"]):
+                if a == name:
+                    i = col[g["deal"]]
+                    wins[i] += g["win"][s]
+                    seats[i] += 1
+                    result[i] += g["result"][s]
+                    rounds[i] += g["rounds"]
+                    places.append(g["place"][s])
+        played = seats > 0
+        wr, wci = ratio_ci(wins[played], seats[played])
+        pr, pci = ratio_ci(result[played], rounds[played])
+        mu, sigma = ratings[name]
+        out.append(AgentSummary(name, int(seats.sum()), wr, wci, pr, pci,
+                                float(np.mean(places)) if places else math.nan, mu, sigma))
+    return sorted(out, key=lambda a: -a.rating)
+
+
+# ---- the tournament -------------------------------------------------------------------------------
+def _agent_names(agents: Sequence[Any], built: list[BaseAgent]) -> list[str]:
+    names: list[str] = []
+    for spec, agent in zip(agents, built, strict=True):
+        base = spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__)
+        name, k = base, 2
+        while name in names:
+            name, k = f"{base}#{k}", k + 1
+        names.append(name)
+    return names
+
+
+def _check(players: int, games: int, jobs: int, num_agents: int) -> None:
+    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    if num_agents < 2:
+        raise ValueError(f"a tournament needs at least 2 agents, got {num_agents}")
+
+
+def run_tournament(
+    agents: Sequence[str | BaseAgent],
+    *,
+    players: int = 4,
+    games: int = 1000,
+    ruleset: str | zz.Ruleset = "classic",
+    seed: int = 0,
+    jobs: int = 1,
+    max_rounds: int | None = None,
+    keep_records: bool = False,
+    progress: bool = True,
+) -> TournamentResult:
+    """Play a duplicate-format tournament (module docstring) and return its results.
+
+    Every agent is built (``ValueError`` for a bad name or model path) and every option checked
+    before the first game.
+    """
+    _check(players, games, jobs, len(agents))
+    rules = zz.load_ruleset(ruleset)
+    built = [make_agent(a, seed=seed) for a in agents]
+    names = _agent_names(agents, built)
+    ctx = _Context(built, names, rules, players, int(seed), max_rounds, keep_records)
+    deals = -(-games // players)
+    from tqdm import tqdm
+
+    rows: list[dict] = []
+    records: list[zz.GameRecord] = []
+    t0 = time.perf_counter()
+    with tqdm(total=deals * players, unit="game", disable=not progress, desc="tournament") as bar:
+        for deal in _run_deals(ctx, deals, min(jobs, deals)):
+            for row, rec in deal:
+                rows.append(row)
+                if rec is not None:
+                    records.append(rec)
+            bar.update(players)
+    speed = len(rows) / max(time.perf_counter() - t0, 1e-9)
+    config = {"agents": names, "players": players, "games": len(rows), "deals": deals, "ruleset": rules.name,
+              "seed": seed, "jobs": jobs, "max_rounds": max_rounds}
+    return TournamentResult(config, summarise(rows, names), rows, speed, records)
+
+
+# ---- output ---------------------------------------------------------------------------------------
+def _unit(ruleset_name: str) -> str:
+    stake = zz.load_ruleset(ruleset_name).stake
+    return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"
+
+
+def print_table(result: TournamentResult) -> None:
+    """A rich table of the summary, then the speed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    c = result.config
+    table = Table(title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
+                  f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}")
+    for head in ("agent", "games", "win rate (95% CI)", f"{_unit(c['ruleset'])} (95% CI)", "mean place",
+                 "openskill μ ± σ", "rating μ−3σ"):
+        table.add_column(head, justify="left" if head == "agent" else "right")
+    for a in result.summary:
+        table.add_row(a.name, str(a.games), f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
+                      f"{a.per_round:+.3f} ± {a.per_round_ci:.3f}", f"{a.mean_place:.2f}",
+                      f"{a.rating_mu:.2f} ± {a.rating_sigma:.2f}", f"{a.rating:.2f}")
+    console = Console(width=160)
+    console.print(table)
+    console.print(f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
+                  f"{result.games_per_second:.1f} games/s with {c['jobs']} job(s)")
+
+
+def write_csv(result: TournamentResult, path: Path) -> None:
+    """One row per game and seat."""
+    cols = ["game", "deal", "rotation", "seat", "agent", "dice_seed", "rounds", "truncated",
+            "final_stack", "result", "win", "place"]
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for g in result.games:
+            for s, a in enumerate(g["agents"]):
+                w.writerow([g["game"], g["deal"], g["rotation"], s, a, g["dice_seed"], g["rounds"],
+                            g["truncated"], g["final_stacks"][s], g["result"][s], g["win"][s], g["place"][s]])
+
+
+def plot(result: TournamentResult, path: Path) -> None:
+    """A two-panel figure: win rate and result per round, with 95% error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    c, s = result.config, result.summary
+    y = np.arange(len(s))[::-1]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 0.5 * len(s) + 1.8), sharey=True, constrained_layout=True)
+    panels = [
+        ([a.win_rate * 100 for a in s], [a.win_ci * 100 for a in s], "win rate (% of games)",
+         100 / c["players"]),
+        ([a.per_round for a in s], [a.per_round_ci for a in s], _unit(c["ruleset"]), 0),
+    ]
+    for ax, (x, err, label, ref) in zip(axes, panels, strict=True):
+        ax.errorbar(x, y, xerr=err, fmt="o", color="black", ecolor="0.3", capsize=3, ms=5)
+        ax.axvline(ref, color="0.6", ls="--", lw=0.8)
+        ax.set_xlabel(label)
+        ax.grid(axis="x", color="0.9")
+    axes[0].set_yticks(y, [a.name for a in s])
+    axes[0].set_ylabel("agent")
+    fig.suptitle(f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
+                 "(duplicate format; bars: 95% CI)", fontsize=10)
+    fig.savefig(path, dpi=200)
+    plt.close(fig)
+
+
+def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> None:
+    """``games.csv``, ``results.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(result, out / "games.csv")
+    summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
+    doc = {"config": result.config, "games_per_second": result.games_per_second, "summary": summary,
+           "games": result.games}
+    (out / "results.json").write_text(json.dumps(doc, indent=1))
+    plot(result, out / "tournament.png")
+    if save_games:
+        (out / "games.jsonl").unlink(missing_ok=True)
+        for rec in result.records:
+            rec.save(out / "games.jsonl")
+
+
+# ---- command line ---------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m train.tournament", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--agents", required=True, help="comma-separated agent names or ppo:PATH (at least 2)")
+    p.add_argument("--players", type=int, default=4, help="players per table, 2-8")
+    p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
+    p.add_argument("--ruleset", default="classic", help="ruleset name from configs/rules/ or a YAML path")
+    p.add_argument("--seed", type=int, default=0, help="seed of the line-ups, the dice and the agents")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument("--max-rounds", type=int, default=None, help="truncate each game after this many rounds")
+    p.add_argument("--out", default=None, help="directory for games.csv, results.json, tournament.png")
+    p.add_argument("--save-games", action="store_true", help="also write every GameRecord to games.jsonl")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit code (2 for bad agents or options)."""
+    args = build_parser().parse_args(argv)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if args.max_rounds is not None and args.max_rounds < 1:
+        print("error: --max-rounds must be a positive integer", file=sys.stderr)
+        return 2
+    try:
+        result = run_tournament(agents, players=args.players, games=args.games, ruleset=args.ruleset,
+                                seed=args.seed, jobs=args.jobs, max_rounds=args.max_rounds,
+                                keep_records=args.save_games, progress=not args.no_progress)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print_table(result)
+    if args.out:
+        write_outputs(result, Path(args.out), args.save_games)
+        print(f"wrote games.csv, results.json, tournament.png{', games.jsonl' if args.save_games else ''} "
+              f"to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
