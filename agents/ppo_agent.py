@@ -74,7 +74,7 @@ class PPOAgent(BaseAgent):
         model = self._load()
         legal = action_mask(ruleset)
         if self._maskable:
-            masks = np.broadcast_to(legal, (obs.shape[0], NUM_ACTIONS))
+            masks = np.tile(legal, (obs.shape[0], 1))
             actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
         else:
             actions, _ = model.predict(obs, deterministic=True)

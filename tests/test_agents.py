@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,3 +138,53 @@ def test_heuristic_beats_random(name: str, ruleset: str) -> None:
     x = np.array(edges)
     se = x.std(ddof=1) / np.sqrt(len(x))
     assert x.mean() > 4 * se, (name, ruleset, x.mean(), se)
+
+
+def _save_tiny_model(path: Path, maskable: bool) -> Path:
+    """An untrained SB3 model with the Zanzibar observation/action spaces, saved to ``path``."""
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+
+    from zanzibar_env.observation import OBS_SIZE
+
+    class Dummy(gym.Env):
+        observation_space = gym.spaces.Box(-10.0, 10.0, (OBS_SIZE,), np.float32)
+        action_space = gym.spaces.Discrete(8)
+
+        def reset(self, *, seed=None, options=None):  # type: ignore[no-untyped-def]
+            return np.zeros(OBS_SIZE, np.float32), {}
+
+        def step(self, action):  # type: ignore[no-untyped-def]
+            return np.zeros(OBS_SIZE, np.float32), 0.0, True, False, {}
+
+        def action_masks(self) -> np.ndarray:
+            return np.ones(8, bool)
+
+    cls = MaskablePPO if maskable else PPO
+    cls("MlpPolicy", Dummy(), n_steps=16, batch_size=16, seed=0, device="cpu").save(path)
+    return path
+
+
+@pytest.mark.parametrize("maskable", [True, False])
+def test_ppo_agent_loads_acts_and_pickles(tmp_path: Path, maskable: bool) -> None:
+    path = _save_tiny_model(tmp_path / "model.zip", maskable)
+    agent = make_agent(f"ppo:{path}")
+    for ruleset in (zz.load_ruleset("classic"), zz.load_ruleset("lives").replace(holds_allowed=False)):
+        views = _collect_views(ruleset, rounds=8, seed=2)
+        single = np.array([agent.act(v) for v in views])
+        np.testing.assert_array_equal(single, agent.act_batch(ViewBatch.from_views(views)))
+        legal = set(range(8)) if ruleset.holds_allowed else {0, 7}
+        assert set(single.tolist()) <= legal
+    clone = pickle.loads(pickle.dumps(agent))
+    assert clone._model is None  # pickled as its path, reloaded lazily
+    assert [clone.act(v) for v in views] == single.tolist()
+
+
+def test_ppo_agent_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no SB3 model file"):
+        make_agent(f"ppo:{tmp_path / 'missing.zip'}")
+    junk = tmp_path / "junk.zip"
+    junk.write_text("not a model")
+    with pytest.raises(ValueError, match="cannot load an SB3 model"):
+        make_agent(f"ppo:{junk}")

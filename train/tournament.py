@@ -232,18 +232,32 @@ def _agent_names(agents: Sequence[Any], built: list[BaseAgent]) -> list[str]:
     return names
 
 
-def _check(players: int, games: int, jobs: int, num_agents: int) -> None:
-    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {players!r}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+def _check_int(name: str, value: object, lo: int, hi: float = math.inf) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+
+
+def _check(players: int, games: int, jobs: int, num_agents: int, max_rounds: int | None) -> None:
+    _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
+    _check_int("games", games, 1)
+    _check_int("jobs", jobs, 1)
+    if max_rounds is not None:
+        _check_int("max_rounds", max_rounds, 1)
     if num_agents < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {num_agents}")
 
 
-def run_tournament(
+@dataclass
+class Plan:
+    """A checked tournament, ready to play: agents built, options validated."""
+
+    ctx: _Context
+    deals: int
+    jobs: int
+    config: dict[str, Any]
+
+
+def plan_tournament(
     agents: Sequence[str | BaseAgent],
     *,
     players: int = 4,
@@ -253,35 +267,47 @@ def run_tournament(
     jobs: int = 1,
     max_rounds: int | None = None,
     keep_records: bool = False,
-    progress: bool = True,
-) -> TournamentResult:
-    """Play a duplicate-format tournament (module docstring) and return its results.
-
-    Every agent is built (``ValueError`` for a bad name or model path) and every option checked
-    before the first game.
-    """
-    _check(players, games, jobs, len(agents))
+) -> Plan:
+    """Check every option and build every agent (``ValueError`` for a bad name or model path)."""
+    _check(players, games, jobs, len(agents), max_rounds)
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
     names = _agent_names(agents, built)
-    ctx = _Context(built, names, rules, players, int(seed), max_rounds, keep_records)
     deals = -(-games // players)
+    config = {"agents": names, "players": players, "games": deals * players, "deals": deals,
+              "ruleset": rules.name, "seed": seed, "jobs": jobs, "max_rounds": max_rounds}
+    ctx = _Context(built, names, rules, players, int(seed), max_rounds, keep_records)
+    return Plan(ctx, deals, min(jobs, deals), config)
+
+
+def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
+    """Play every deal of a plan (in ``plan.jobs`` processes) and summarise."""
     from tqdm import tqdm
 
+    players = plan.ctx.players
     rows: list[dict] = []
     records: list[zz.GameRecord] = []
     t0 = time.perf_counter()
-    with tqdm(total=deals * players, unit="game", disable=not progress, desc="tournament") as bar:
-        for deal in _run_deals(ctx, deals, min(jobs, deals)):
+    with tqdm(total=plan.deals * players, unit="game", disable=not progress, desc="tournament") as bar:
+        for deal in _run_deals(plan.ctx, plan.deals, plan.jobs):
             for row, rec in deal:
                 rows.append(row)
                 if rec is not None:
                     records.append(rec)
             bar.update(players)
     speed = len(rows) / max(time.perf_counter() - t0, 1e-9)
-    config = {"agents": names, "players": players, "games": len(rows), "deals": deals, "ruleset": rules.name,
-              "seed": seed, "jobs": jobs, "max_rounds": max_rounds}
-    return TournamentResult(config, summarise(rows, names), rows, speed, records)
+    return TournamentResult(plan.config, summarise(rows, plan.ctx.names), rows, speed, records)
+
+
+def run_tournament(
+    agents: Sequence[str | BaseAgent], *, progress: bool = True, **options: Any
+) -> TournamentResult:
+    """Play a duplicate-format tournament (module docstring) and return its results.
+
+    ``options`` are those of :func:`plan_tournament` (players, games, ruleset, seed, jobs,
+    max_rounds, keep_records); everything is checked before the first game.
+    """
+    return play_tournament(plan_tournament(agents, **options), progress)
 
 
 # ---- output ---------------------------------------------------------------------------------------
@@ -388,16 +414,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code (2 for bad agents or options)."""
     args = build_parser().parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    if args.max_rounds is not None and args.max_rounds < 1:
-        print("error: --max-rounds must be a positive integer", file=sys.stderr)
-        return 2
     try:
-        result = run_tournament(agents, players=args.players, games=args.games, ruleset=args.ruleset,
-                                seed=args.seed, jobs=args.jobs, max_rounds=args.max_rounds,
-                                keep_records=args.save_games, progress=not args.no_progress)
+        plan = plan_tournament(agents, players=args.players, games=args.games, ruleset=args.ruleset,
+                               seed=args.seed, jobs=args.jobs, max_rounds=args.max_rounds,
+                               keep_records=args.save_games)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    result = play_tournament(plan, progress=not args.no_progress)
     print_table(result)
     if args.out:
         write_outputs(result, Path(args.out), args.save_games)

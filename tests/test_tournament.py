@@ -1,0 +1,118 @@
+"""Tournaments: duplicate scheduling, jobs independence, outputs, CLI errors, statistics."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zanzibar_env as zz
+from train.tournament import deal_plan, main, ratio_ci, run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ["random", "greedy", "threshold", "escape"]
+
+
+def test_main_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results"
+    code = main(["--agents", ",".join(BOTS), "--players", "4", "--games", "20", "--seed", "3",
+                 "--out", str(out), "--no-progress", "--save-games"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "games/s" in printed and "win rate" in printed and "escape" in printed
+    rows = list(csv.DictReader((out / "games.csv").open()))
+    assert len(rows) == 20 * 4
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["config"]["games"] == 20 and len(doc["games"]) == 20
+    assert {a["name"] for a in doc["summary"]} == set(BOTS)
+    assert sum(sum(g["win"]) for g in doc["games"]) == pytest.approx(20)  # every game has a winner
+    assert (out / "tournament.png").stat().st_size > 10_000
+    records = zz.load_games(out / "games.jsonl")
+    assert len(records) == 20
+    zz.replay_game(records[5])
+
+
+def test_cli_subprocess(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "train.tournament", "--agents", "random,escape", "--players", "2",
+           "--games", "20", "--ruleset", "lives", "--max-rounds", "30", "--out", str(tmp_path)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "games/s" in done.stdout and "lives" in done.stdout
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert all(g["rounds"] <= 30 for g in doc["games"])
+    bad = subprocess.run([*cmd[:4], "random,nobody"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "unknown agent 'nobody'" in bad.stderr and "escape" in bad.stderr
+
+
+def test_jobs_do_not_change_results() -> None:
+    kwargs = dict(players=3, games=30, ruleset="classic", seed=7, progress=False)
+    agents = [*BOTS, "threshold"]  # 5 agents at 3 seats: line-ups drawn from the seed
+    one = run_tournament(agents, jobs=1, **kwargs)  # type: ignore[arg-type]
+    two = run_tournament(agents, jobs=2, **kwargs)  # type: ignore[arg-type]
+    assert one.games == two.games
+    assert one.summary == two.summary
+    assert {n for g in one.games for n in g["agents"]} == {"random", "greedy", "threshold", "escape",
+                                                            "threshold#2"}
+
+
+def test_bad_agents_fail_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "never"
+    assert main(["--agents", "random,greedy,nope", "--out", str(out), "--no-progress"]) == 2
+    assert "unknown agent 'nope'" in capsys.readouterr().err
+    assert main(["--agents", f"random,ppo:{tmp_path / 'missing.zip'}", "--out", str(out)]) == 2
+    assert "no SB3 model file" in capsys.readouterr().err
+    assert main(["--agents", "random", "--out", str(out)]) == 2  # one agent is not a tournament
+    assert main(["--agents", "random,greedy", "--players", "9", "--out", str(out)]) == 2
+    assert main(["--agents", "random,greedy", "--ruleset", "nope", "--out", str(out)]) == 2
+    assert not out.exists()
+    with pytest.raises(ValueError, match="unknown agent"):
+        run_tournament(["random", "bogus"], games=4, progress=False)
+
+
+def test_duplicate_format_replays_the_dice() -> None:
+    """Identical deterministic agents: every rotation of a deal plays the very same game."""
+    res = run_tournament(["greedy"] * 4, players=4, games=12, seed=1, progress=False)
+    assert len(res.games) == 12
+    for deal in range(3):
+        games = [g for g in res.games if g["deal"] == deal]
+        assert [g["rotation"] for g in games] == [0, 1, 2, 3]
+        assert len({g["dice_seed"] for g in games}) == 1
+        assert len({(g["rounds"], tuple(g["final_stacks"])) for g in games}) == 1
+        seats_of_first = [g["agents"].index("greedy") for g in games]
+        assert sorted(seats_of_first) == [0, 1, 2, 3]  # each line-up agent sits in every seat once
+
+
+def test_deal_plan() -> None:
+    lineup, dice_seed, seeds = deal_plan(0, 5, 4, 4)
+    assert lineup == [0, 1, 2, 3] and len(seeds) == 4
+    assert deal_plan(0, 5, 4, 4) == (lineup, dice_seed, seeds)
+    assert deal_plan(0, 6, 4, 4)[1] != dice_seed
+    picks = [deal_plan(0, d, 6, 3)[0] for d in range(50)]
+    assert all(len(set(p)) == 3 for p in picks)
+    assert set().union(*picks) == set(range(6))
+    assert deal_plan(0, 0, 2, 5)[0] == [0, 1, 0, 1, 0]
+
+
+def test_ratio_ci_matches_the_textbook_mean_interval() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(1.0, 2.0, size=400)
+    ratio, half = ratio_ci(x, np.ones_like(x))
+    assert ratio == pytest.approx(x.mean())
+    assert half == pytest.approx(1.959964 * x.std(ddof=1) / np.sqrt(len(x)), rel=1e-6)
+
+
+def test_fewer_agents_than_seats_and_places() -> None:
+    res = run_tournament(["random", "escape"], players=4, games=8, seed=2, progress=False, max_rounds=40)
+    for g in res.games:
+        assert sorted(g["agents"]) == ["escape", "escape", "random", "random"]
+        assert min(g["place"]) == 1
+        if not g["truncated"]:
+            assert all(g["place"][s] == 1 for s in g["winners"])
+    by_name = {a.name: a for a in res.summary}
+    assert by_name["escape"].games == by_name["random"].games == 16
