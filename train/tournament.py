@@ -311,9 +311,11 @@ def run_tournament(
 
 
 # ---- output ---------------------------------------------------------------------------------------
-def _unit(ruleset_name: str) -> str:
-    stake = zz.load_ruleset(ruleset_name).stake
-    return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"
+def _unit(ruleset_name: str, short: bool = False) -> str:
+    chips = zz.load_ruleset(ruleset_name).stake == "chips"
+    if short:
+        return "net chips given / round" if chips else "lives change / round"
+    return "net chips given away (chips per round)" if chips else "lives change (lives per round)"
 
 
 def print_table(result: TournamentResult) -> None:
@@ -324,8 +326,9 @@ def print_table(result: TournamentResult) -> None:
     c = result.config
     table = Table(title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
                   f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}")
-    for head in ("agent", "games", "win rate (95% CI)", f"{_unit(c['ruleset'])} (95% CI)", "mean place",
-                 "openskill μ ± σ", "rating μ−3σ"):
+    unit = _unit(c["ruleset"], short=True)
+    for head in ("agent", "games", "win rate (95% CI)", f"{unit} (95% CI)", "mean place", "openskill μ ± σ",
+                 "rating μ−3σ"):
         table.add_column(head, justify="left" if head == "agent" else "right")
     for a in result.summary:
         table.add_row(a.name, str(a.games), f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
