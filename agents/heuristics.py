@@ -82,19 +82,23 @@ class _TableAgent(BaseAgent):
 
     def __init__(self, seed: int | None = None) -> None:
         self._tables: dict[str, np.ndarray] = {}
+        self._last: tuple[Ruleset, np.ndarray] | None = None  # fast path: the same ruleset object again
 
     def _table(self, ruleset: Ruleset) -> np.ndarray:
+        if self._last is not None and self._last[0] is ruleset:
+            return self._last[1]
         key = repr(sorted(ruleset.to_dict().items()))
         if key not in self._tables:
             self._tables[key] = self._build(ruleset)
-        return self._tables[key]
+        self._last = (ruleset, self._tables[key])
+        return self._last[1]
 
     def _build(self, ruleset: Ruleset) -> np.ndarray:
         raise NotImplementedError
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        state["_tables"] = {}  # rebuilt on demand after unpickling
+        state["_tables"], state["_last"] = {}, None  # rebuilt on demand after unpickling
         return state
 
 
