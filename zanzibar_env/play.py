@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -24,6 +23,7 @@ from rich.table import Table
 from .dice import RandomDice
 from .engine import STOP, View
 from .game import GameState, check_num_players
+from .records import TurnRecord
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
 from .render import held_mask
@@ -117,7 +117,7 @@ class Session:
         if not self.game.round.done:
             self._turns(self.game.round.record.turns)
 
-    def _turns(self, turns: Sequence[Any]) -> None:
+    def _turns(self, turns: Sequence[TurnRecord]) -> None:
         for turn in turns[self.shown_turns :]:
             style = "cyan" if turn.seat == self.human else None
             self.console.print(describe_turn(turn, self.game.ruleset, self.names), style=style)

@@ -275,7 +275,7 @@ def _draw_players(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None
         _text(img, (430, y), p.name, 14 if small else 16, GOLD if p.to_act else colour)
         _text(img, (WIDTH - 22, y), str(p.stack), 14 if small else 16, colour, "ra")
         if p.note:
-            _text(img, (430, y + (15 if small else 19)), p.note, 11 if small else 13, GREY)
+            _text(img, (430, y + (15 if small else 19)), p.note, 12 if small else 13, GREY)
 
 
 def _draw_last_round(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None:
