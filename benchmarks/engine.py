@@ -5,7 +5,7 @@ The reference below (:func:`reference_round`) is a straightforward implementatio
 that recomputes a hand's score from the dice at every comparison (no tables, no records). Both use
 the same dice source (:class:`~zanzibar_env.RandomDice`) and the same random policy (a uniform hold
 mask 0-7 from a numpy generator), so with equal seeds they play identical rounds: the benchmark
-first checks that they agree, then times each for ``--seconds`` per table size.
+first checks that they agree, then times each for ``--seconds`` per table size, in interleaved slices.
 
 Run: ``python -m benchmarks.engine [--seconds 2] [--ruleset classic] [--seed 0]``
 """
@@ -115,16 +115,32 @@ def check_agreement(rules: zz.Ruleset, n: int, rounds: int, seed: int) -> None:
             raise AssertionError(f"{n} players, round {k}: engine {rec.stacks_after} vs reference {after}")
 
 
-def rounds_per_second(run: Callable[[int], object], seconds: float) -> float:
-    """Call ``run(k)`` for k = 0, 1, ... for about ``seconds``; return calls per second."""
-    k, start = 0, time.perf_counter()
+def _timed(run: Callable[[int], object], k: int, seconds: float) -> tuple[int, float]:
+    """Call ``run(k)``, ``run(k + 1)``, ... in blocks of 50 for about ``seconds``; return (calls, time)."""
+    calls, start = 0, time.perf_counter()
     while True:
-        for _ in range(100):
-            run(k)
-            k += 1
+        for _ in range(50):
+            run(k + calls)
+            calls += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return k / elapsed
+            return calls, elapsed
+
+
+def rounds_per_second(
+    runs: list[Callable[[int], object]], seconds: float, slices: int = 8
+) -> list[float]:
+    """Rounds per second of each runner, measured in ``slices`` interleaved slices of ``seconds`` in all.
+
+    Interleaving the runners makes their ratio robust to other load on the machine.
+    """
+    calls, spent = [0] * len(runs), [0.0] * len(runs)
+    for _ in range(slices):
+        for i, run in enumerate(runs):
+            c, t = _timed(run, calls[i], seconds / slices)
+            calls[i] += c
+            spent[i] += t
+    return [c / t for c, t in zip(calls, spent, strict=True)]
 
 
 def main(argv: list[str] | None = None) -> list[tuple[int, float, float]]:
@@ -143,8 +159,8 @@ def main(argv: list[str] | None = None) -> list[tuple[int, float, float]]:
     print(f"{'players':>7} {'engine':>10} {'reference':>10} {'engine/reference':>17}")
     rows = []
     for n in TABLE_SIZES:
-        eng = rounds_per_second(_engine_runner(rules, n, args.seed), args.seconds)
-        ref = rounds_per_second(_reference_runner(rules, n, args.seed), args.seconds)
+        runners = [_engine_runner(rules, n, args.seed), _reference_runner(rules, n, args.seed)]
+        eng, ref = rounds_per_second(runners, args.seconds)
         rows.append((n, eng, ref))
         print(f"{n:>7} {eng:>10,.0f} {ref:>10,.0f} {eng / ref:>17.2f}")
     return rows
