@@ -56,3 +56,4 @@ __all__ = [
     "replay_game",
     "score",
 ]
+from . import registration as _registration  # noqa: E402,F401  (registers Zanzibar-v0, ZanzibarRound-v0)

@@ -1,0 +1,141 @@
+"""What the single, vector and multi-agent envs share: argument checks, opponents, rewards, spaces.
+
+Kept in one place so the three envs validate the same way and score the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from .game import check_num_players
+from .observation import OBS_SIZE
+from .rules import MAX_PLAYERS, Ruleset, load_ruleset
+
+REWARDS = ("chips", "win")
+EPISODES = ("game", "round")
+OBS_LOW, OBS_HIGH = -1.0, float(MAX_PLAYERS)  # stacks can reach num_players x the start (<= 8x)
+
+
+def observation_space() -> spaces.Box:
+    """The observation space of one seat: ``Box(-1, 8, (33,), float32)`` (layout in observation.py)."""
+    return spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), np.float32)
+
+
+def check_ruleset(ruleset: Any) -> Ruleset:
+    """A :class:`Ruleset` from a name, a YAML path, a mapping or a ruleset (``ValueError`` if unknown)."""
+    return load_ruleset(ruleset)
+
+
+def check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def check_seat(seat: Any, n: int) -> int | None:
+    """``None`` for ``"random"``, else the seat index (``ValueError`` if out of range)."""
+    if isinstance(seat, str) and seat == "random":
+        return None
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"seat must be 'random' or an integer 0-{n - 1} for {n} players, got {seat!r}")
+    return int(seat)
+
+
+def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
+    """The round cap: ``max_rounds`` if given (a positive int), else the ruleset's own (maybe ``None``)."""
+    if max_rounds is None:
+        return ruleset.max_rounds
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be None or a positive integer, got {max_rounds!r}")
+    return int(max_rounds)
+
+
+def _one_opponent(spec: Any) -> Any:
+    from agents import available_agents, make_agent
+
+    if isinstance(spec, str) and spec not in available_agents():
+        path = spec[4:] if spec.startswith("ppo:") else spec
+        looks_like_path = spec.startswith("ppo:") or path.endswith(".zip") or "/" in path or "\\" in path
+        if looks_like_path:
+            if not Path(path).is_file():
+                raise ValueError(f"opponent model file not found: {path!r}")
+            return make_agent(f"ppo:{path}")
+    if not isinstance(spec, str) and not hasattr(spec, "act"):
+        raise ValueError(
+            f"an opponent must be an agent name, a model path or an object with .act(view), got {spec!r}"
+        )
+    return make_agent(spec)
+
+
+def make_opponents(opponents: Any, num_players: int) -> list[Any]:
+    """One agent per other seat, ``k``-th = the ``k``-th seat clockwise after the learner.
+
+    ``opponents`` is one spec for every other seat (a name in ``agents.available_agents()``, an agent
+    object, ``"ppo:PATH"`` or a model path) or a list with exactly one spec per other seat.
+    """
+    if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+        if len(opponents) != num_players - 1:
+            raise ValueError(
+                f"opponents: got {len(opponents)} for {num_players - 1} other seats; "
+                "give one spec for all or exactly one per other seat"
+            )
+        return [_one_opponent(s) for s in opponents]
+    agent = _one_opponent(opponents)
+    return [agent] * (num_players - 1)
+
+
+def seed_opponents(opponents: list[Any], rng: np.random.Generator) -> None:
+    """Reseed each distinct opponent from ``rng`` (agents without ``seed()`` are left alone)."""
+    seen: set[int] = set()
+    for agent in opponents:
+        if id(agent) in seen:
+            continue
+        seen.add(id(agent))
+        if hasattr(agent, "seed"):
+            agent.seed(int(rng.integers(2**31)))
+
+
+def check_common(
+    ruleset: Any, num_players: Any, seat: Any, reward: Any, episode: Any
+) -> tuple[Ruleset, int, int | None]:
+    """Validate the arguments every env takes; returns (ruleset, num_players, fixed seat or None)."""
+    rules = check_ruleset(ruleset)
+    n = check_num_players(num_players)
+    fixed = check_seat(seat, n)
+    check_choice("reward", reward, REWARDS)
+    check_choice("episode", episode, EPISODES)
+    return rules, n, fixed
+
+
+def win_reward(winners: Sequence[int] | np.ndarray, seat: int) -> float:
+    """``"win"`` reward at game end: ``+1/k`` if the seat is one of ``k`` winners, else ``-1``; 0 if none."""
+    k = len(winners)
+    if k == 0:
+        return 0.0
+    return 1.0 / k if seat in list(winners) else -1.0
+
+
+def round_win_reward(losers: Sequence[int], active: Sequence[bool], seat: int) -> float:
+    """Round env ``"win"`` reward: ``-1`` for a loser, the non-losers share ``+1``; 0 if none lost."""
+    if not losers:
+        return 0.0
+    if seat in losers:
+        return -1.0
+    others = sum(1 for s, a in enumerate(active) if a and s not in losers)
+    return 1.0 / others
+
+
+def terminal_obs(
+    stacks_rel: Sequence[int], active_rel: Sequence[bool], n: int, ruleset: Ruleset
+) -> np.ndarray:
+    """The observation after the episode ends: zeros but the seat blocks (16-31) and the table size (32)."""
+    o = np.zeros(OBS_SIZE, np.float32)
+    o[16 : 16 + n] = np.asarray(stacks_rel, np.float64) / ruleset.starting_stack
+    o[24 : 24 + n] = np.asarray(active_rel, np.float64)
+    o[32] = n / MAX_PLAYERS
+    return o

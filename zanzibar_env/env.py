@@ -1,0 +1,302 @@
+"""The single-agent Gymnasium env: one learner against bots, over the pure rules engine (``GameState``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from . import _envutil as U
+from .dice import DiceSource, RandomDice, as_dice_source
+from .engine import NUM_ACTIONS, STOP, View
+from .game import GameState
+from .hands import MULTISET_INDEX
+from .observation import MAX_EARLIER_PAYMENTS
+from .records import RoundRecord
+from .rules import MAX_PLAYERS, Ruleset
+
+
+def encode_view(v: View) -> np.ndarray:
+    """``observation.encode(v)`` computed with plain Python floats: the same float32 vector, faster.
+
+    Every entry is the same float64 expression as in ``observation.encode_batch`` rounded once to
+    float32, so the vectors are identical (tests/test_env.py checks it on thousands of views).
+    """
+    r = v.ruleset
+    t = r.table
+    top = max(t.num_ranks - 1, 1)
+    mr = r.max_rolls
+    a, b, c = v.dice
+    rank = int(t.rank_of_multiset[MULTISET_INDEX[v.dice]])
+    lo = v.lowest.rank if v.lowest is not None else -1
+    hi = v.highest.rank if v.highest is not None else -1
+    has = lo >= 0
+    n, st = v.num_players, r.starting_stack
+    pad = [0.0] * (MAX_PLAYERS - n)
+    return np.array(
+        [
+            a / 6.0,
+            b / 6.0,
+            c / 6.0,
+            rank / top,
+            v.rolls_used / mr,
+            v.roll_limit / mr,
+            (v.roll_limit - v.rolls_used) / mr,
+            float(v.is_first),
+            v.players_after / (MAX_PLAYERS - 1),
+            float(has),
+            lo / top if has else 0.0,
+            v.lowest_count / (MAX_PLAYERS - 1),
+            hi / top if has else 0.0,
+            float((rank > lo) - (rank < lo)) if has else 0.0,
+            float((rank > hi) - (rank < hi)) if has else 0.0,
+            v.earlier_payments / MAX_EARLIER_PAYMENTS,
+            *[s / st for s in v.stacks],
+            *pad,
+            *[float(x) for x in v.active],
+            *pad,
+            n / MAX_PLAYERS,
+        ],
+        np.float32,
+    )
+
+
+class ZanzibarEnv(gym.Env[np.ndarray, int]):
+    """Zanzibar for one learning agent; the other seats are played by bots inside :meth:`step`.
+
+    ## Description
+    The dice game Zanzibar (RULES.md): each round every player, clockwise from the starting seat,
+    throws three dice up to the roll limit, keeping dice between throws; the lowest hand receives
+    chips (or loses lives). ``Zanzibar-v0``: one episode is one game; ``ZanzibarRound-v0``
+    (``episode="round"``): one episode is the first round of a fresh game.
+
+    ## Action Space
+    ``Discrete(8)``: a hold mask over the dice *sorted ascending*: bit ``i`` keeps die ``i`` and the
+    others are re-thrown; ``7`` keeps all and stops. The agent is asked only while a roll remains;
+    turns without a choice are played without asking. ``info["action_mask"]`` (int8[8]) and
+    :meth:`action_masks` give the legal actions (only 0 and 7 where holds are not allowed); an
+    illegal action raises ``ValueError``.
+
+    ## Observation Space
+    ``Box(-1, 8, (33,), float32)``, always from the agent's seat, built as ``observation.encode``:
+
+    | index | name | value |
+    |---|---|---|
+    | 0-2 | dice | the three dice, sorted ascending, face / 6 |
+    | 3 | hand_rank | current hand's rank / best rank (0 = worst hand) |
+    | 4-6 | rolls_used, roll_limit, rolls_left | each / ruleset ``max_rolls`` |
+    | 7 | is_first | 1 if the agent rolls first this round |
+    | 8 | players_after | active players still to roll after the agent / 7 |
+    | 9-12 | has_lowest, lowest_rank, lowest_count, highest_rank | earlier hands (rank / best, count / 7) |
+    | 13-14 | vs_lowest, vs_highest | current hand compared with them: -1, 0, +1 |
+    | 15 | earlier_payments | own-hand payments of earlier players / 28 (alt_chips) |
+    | 16-23 | stacks | chips or lives / starting stack, own seat first, clockwise, 0-padded |
+    | 24-31 | active | 1 if that seat is still in the game |
+    | 32 | num_players | players / 8 |
+
+    ``observation.OBS_LAYOUT`` and ``observation.decode`` give the same by name. After the episode
+    ends the observation is all zeros but indices 16-32 (final stacks).
+
+    ## Starting State
+    Every seat holds the ruleset's starting stack; seat 0 rolls first; the agent's seat is drawn
+    uniformly (``seat="random"``) or fixed. Bots' turns before the agent's first decision are
+    played during :meth:`reset`.
+
+    ## Rewards
+    ``"chips"``: per step, the chips the agent gave away minus the chips it received in the rounds
+    that ended during the step (lives rulesets: minus the lives it lost). ``"win"``: at game end
+    ``+1/k`` to each of ``k`` winners and ``-1`` to every other player (0 on truncation); in
+    ``ZanzibarRound-v0`` the round's result: ``-1`` for a loser, the non-losers share ``+1``, 0 if
+    nobody lost. Rewards of rounds that end during ``reset`` (before the agent's first decision)
+    are paid with the first step.
+
+    ## Episode End
+    Terminated when the game ends (a player reaches 0 chips; one player left with lives), when the
+    agent is out of lives, or (round env) when the round is settled. Truncated after ``max_rounds``
+    rounds. If the episode ends before the agent's first decision (e.g. in the round env an earlier
+    player stopped after one roll, so the agent's turn is a single roll), :meth:`reset` returns the
+    final observation with every action legal, and the next :meth:`step` ignores its action and
+    reports the end.
+
+    ## Arguments
+    ``ruleset`` (name, YAML path, mapping or Ruleset), ``num_players`` (2-8), ``opponents`` (a name in
+    ``agents.available_agents()``, an agent object with ``.act(view)``, ``"ppo:PATH"`` or a model
+    path; one for every other seat, or a list with one per other seat, clockwise from the agent),
+    ``seat`` (``"random"`` or 0..n-1), ``reward`` (``"chips"`` or ``"win"``), ``render_mode``
+    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds`` (overrides the ruleset's cap),
+    ``episode`` (``"game"`` or ``"round"``), ``dice`` (a ``DiceSource`` or a list of faces that
+    replaces the random dice, for tests and replays).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+
+    def __init__(
+        self,
+        ruleset: Any = "classic",
+        num_players: int = 2,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        reward: str = "chips",
+        render_mode: str | None = None,
+        max_rounds: int | None = None,
+        episode: str = "game",
+        dice: DiceSource | list[int] | None = None,
+    ) -> None:
+        self.rules: Ruleset
+        self.rules, self.n, self.fixed_seat = U.check_common(ruleset, num_players, seat, reward, episode)
+        self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.reward_kind, self.episode = reward, episode
+        self.opponents = U.make_opponents(opponents, self.n)
+        self.observation_space = U.observation_space()
+        self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
+        self._script = as_dice_source(dice, None) if dice is not None else None
+        self._dice: DiceSource | None = self._script
+        legal = np.ones(NUM_ACTIONS, np.int8) if self.rules.holds_allowed else np.zeros(NUM_ACTIONS, np.int8)
+        legal[[0, STOP]] = 1
+        self._legal, self._all = legal, np.ones(NUM_ACTIONS, np.int8)
+        self.game: GameState | None = None
+        self.seat = 0
+        self._ended = True
+        self._passing = False
+
+    # ---- gymnasium API --------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            U.seed_opponents(self.opponents, self.np_random)
+        if self._script is None and (seed is not None or self._dice is None):
+            self._dice = RandomDice(self.np_random)
+        assert self._dice is not None
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.n))
+        cap = 1 if self.episode == "round" else self.max_rounds
+        self.game = GameState(self.rules, self.n, self._dice, 0, cap)
+        self._seen, self._reward = 0, 0.0
+        self._term = self._trunc = self._ended = False
+        records = self._advance()
+        self._passing = self._ended
+        return self._obs(), self._info(records)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self._ended and not self._passing:
+            raise RuntimeError("the episode has ended; call reset() to start a new one")
+        records: list[RoundRecord] = []
+        if self._passing:
+            self._passing = False
+        else:
+            self._check_action(action)
+            self.game.act(int(action))
+            records = self._advance()
+        reward, self._reward = self._reward, 0.0
+        return self._obs(), reward, self._term, self._trunc, self._info(records)
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as ``bool[8]`` (sb3-contrib's convention)."""
+        return self._mask().astype(bool)
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode= to the constructor")
+            return None
+        try:
+            from . import render as R
+        except ImportError as e:
+            raise RuntimeError(f"rendering needs zanzibar_env/render.py, which is not available: {e}") from e
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return R.render_rgb(self.game, self.seat)
+        text = R.render_ansi(self.game, self.seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    # ---- internals ------------------------------------------------------------------------------
+    def _check_action(self, action: Any) -> None:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            if not (
+                isinstance(action, np.ndarray)
+                and action.shape == ()
+                and np.issubdtype(action.dtype, np.integer)
+            ):
+                raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS or not self._legal[a]:
+            raise ValueError(
+                f"illegal action {a}: legal hold masks are {np.flatnonzero(self._legal).tolist()} "
+                "(bit i keeps sorted die i; 7 stops)"
+            )
+
+    def _advance(self) -> list[RoundRecord]:
+        """Play the bots until the agent decides or the episode ends; returns the rounds that ended."""
+        g = self.game
+        assert g is not None
+        records: list[RoundRecord] = []
+        seat, opps, n = self.seat, self.opponents, self.n
+        while True:
+            if len(g.record.rounds) > self._seen:
+                records.extend(self._collect())
+                if self._ended:
+                    return records
+            s = g.round.current_seat
+            if s is None or s == seat:
+                return records
+            g.act(opps[(s - seat) % n - 1].act(g.round.view()))
+
+    def _collect(self) -> list[RoundRecord]:
+        g = self.game
+        assert g is not None
+        new = g.record.rounds[self._seen :]
+        self._seen = len(g.record.rounds)
+        lives = self.rules.stake == "lives"
+        for rec in new:
+            if self.reward_kind == "chips":
+                tr = rec.transfers[self.seat]
+                self._reward += tr if lives else -tr
+        last = new[-1]
+        if self.episode == "round":
+            if self.reward_kind == "win":
+                active = [s > 0 if lives else True for s in last.stacks_before]
+                self._reward += U.round_win_reward(last.losers, active, self.seat)
+            self._term = True
+        elif g.record.winners:
+            self._term = True
+            if self.reward_kind == "win":
+                self._reward += U.win_reward(g.record.winners, self.seat)
+        elif lives and g.stacks[self.seat] == 0:
+            self._term = True
+            self._reward -= 1.0 if self.reward_kind == "win" else 0.0
+        elif g.record.truncated:
+            self._trunc = True
+        self._ended = self._term or self._trunc
+        return new
+
+    def _obs(self) -> np.ndarray:
+        g = self.game
+        assert g is not None
+        if self._ended:
+            n, s = self.n, self.seat
+            stacks = [g.stacks[(s + k) % n] for k in range(n)]
+            active = [x > 0 if self.rules.stake == "lives" else True for x in stacks]
+            return U.terminal_obs(stacks, active, n, self.rules)
+        return encode_view(g.round.view())
+
+    def _mask(self) -> np.ndarray:
+        return self._all if self._passing or self._ended else self._legal
+
+    def _info(self, records: list[RoundRecord]) -> dict[str, Any]:
+        return {"action_mask": self._mask().copy(), "rounds": records, "seat": self.seat}

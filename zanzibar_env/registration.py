@@ -1,0 +1,23 @@
+"""Register ``Zanzibar-v0`` and ``ZanzibarRound-v0`` with Gymnasium (single and vector entry points)."""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register, registry
+
+ENV_IDS = {"Zanzibar-v0": "game", "ZanzibarRound-v0": "round"}
+
+
+def register_envs() -> None:
+    """Register both ids (idempotent): ``gym.make(id)`` and ``gym.make_vec(id, vectorization_mode=...)``."""
+    for env_id, episode in ENV_IDS.items():
+        if env_id in registry:
+            continue
+        register(
+            id=env_id,
+            entry_point="zanzibar_env.env:ZanzibarEnv",
+            vector_entry_point="zanzibar_env.vector:ZanzibarVectorEnv",
+            kwargs={"episode": episode},
+        )
+
+
+register_envs()

@@ -1,0 +1,286 @@
+"""A native batched numpy implementation of Zanzibar as a ``gymnasium.vector.VectorEnv``.
+
+Every sub-environment is one row of ``[N, ...]`` state arrays (:class:`~zanzibar_env._batched.BatchedGame`);
+a step advances all rows at once with numpy (no per-env Python loop on the hot path); opponents act
+through ``agent.act_batch(ViewBatch)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import _envutil as U
+from ._batched import BatchedGame
+from .dice import DiceSource
+from .engine import NUM_ACTIONS, View
+from .observation import OBS_SIZE, ViewBatch, encode_batch
+from .rules import MAX_PLAYERS
+
+
+class ZanzibarVectorEnv(BatchedGame, VectorEnv):
+    """``num_envs`` Zanzibar games (or rounds) stepped together in numpy; same game as ``ZanzibarEnv``.
+
+    ## Description
+    The batched twin of :class:`zanzibar_env.env.ZanzibarEnv`: each sub-env is one learner against
+    ``num_players - 1`` opponents, who act through ``agent.act_batch(ViewBatch)`` (a per-row
+    ``act(view)`` fallback exists for agents without it, slow but correct).
+
+    ## Action Space
+    ``MultiDiscrete([8] * num_envs)``: per env a hold mask over the sorted dice (bit ``i`` keeps die
+    ``i``; 7 keeps all and stops). ``infos["action_mask"]`` and :meth:`action_masks` give ``bool[N, 8]``;
+    an illegal action raises ``ValueError``.
+
+    ## Observation Space
+    ``Box(-1, 8, (num_envs, 33), float32)``, each row the single env's observation (see
+    ``zanzibar_env.observation.OBS_LAYOUT``), built by ``encode_batch``.
+
+    ## Starting State
+    As the single env: full stacks, seat 0 rolls first, the learner's seat drawn per env (or fixed).
+
+    ## Rewards
+    As the single env (``"chips"`` or ``"win"``), per env.
+
+    ## Episode End
+    As the single env. Autoreset mode is ``SAME_STEP`` (``metadata["autoreset_mode"]``): when an env's
+    episode ends, the returned observation is already the new episode's first observation; the last
+    observation is in ``infos["final_obs"]`` (an object array, ``None`` where no episode ended) and
+    ``infos["final_info"]`` (a dict of arrays: ``rounds``, ``stacks`` relative to the learner), each with
+    a bool mask ``infos["_final_obs"]`` / ``infos["_final_info"]``. Rewards of rounds that end before
+    the new episode's first decision are paid with its first step.
+
+    ## Arguments
+    ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
+    the single env; ``episode``: ``"game"`` (``Zanzibar-v0``) or ``"round"`` (``ZanzibarRound-v0``);
+    ``seed``: seeds the generator used until ``reset(seed=...)``.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int,
+        ruleset: Any = "classic",
+        num_players: int = 2,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        reward: str = "chips",
+        episode: str = "game",
+        max_rounds: int | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError(f"the vector env does not render; render_mode must be None, got {render_mode!r}")
+        self.rules, self.n, self.fixed_seat = U.check_common(ruleset, num_players, seat, reward, episode)
+        self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
+        self.reward_kind, self.episode = reward, episode
+        self.opponents = U.make_opponents(opponents, self.n)
+        self.num_envs = int(num_envs)
+        self.single_observation_space = U.observation_space()
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._setup_tables()
+        self._alloc()
+        self.rng = np.random.default_rng(seed)
+        self._np_random = self.rng
+        self._pool = np.zeros(0, np.int64)
+        self._pool_pos = 0
+        self._sources: list[DiceSource] | None = None
+        self._no_batch: set[int] = set()
+        self._has_reset = False
+
+    # ---- views and opponents --------------------------------------------------------------------
+    def _views(self, b: ViewBatch, seats: np.ndarray) -> list[View]:
+        """Per-row :class:`View` objects (for agents without ``act_batch``)."""
+        t, n = self.rules.table, self.n
+        return [
+            View(
+                ruleset=self.rules,
+                seat=int(seats[i]),
+                num_players=n,
+                dice=tuple(int(d) for d in b.dice[i]),  # type: ignore[arg-type]
+                rolls_used=int(b.rolls_used[i]),
+                roll_limit=int(b.roll_limit[i]),
+                is_first=bool(b.is_first[i]),
+                players_after=int(b.players_after[i]),
+                lowest=t.hand_of_rank(int(b.lowest_rank[i])) if b.lowest_rank[i] >= 0 else None,
+                lowest_count=int(b.lowest_count[i]),
+                highest=t.hand_of_rank(int(b.highest_rank[i])) if b.highest_rank[i] >= 0 else None,
+                earlier_payments=int(b.earlier_payments[i]),
+                stacks=tuple(int(x) for x in b.stacks[i, :n]),
+                active=tuple(bool(x) for x in b.active[i, :n]),
+            )
+            for i in range(len(b))
+        ]
+
+    def _agent_act(self, agent: Any, r: np.ndarray) -> np.ndarray:
+        b = self.view_batch(r)
+        if id(agent) not in self._no_batch and hasattr(agent, "act_batch"):
+            try:
+                return np.asarray(agent.act_batch(b), np.int64)
+            except NotImplementedError:
+                self._no_batch.add(id(agent))
+        return np.array([agent.act(v) for v in self._views(b, self.cur[r])], np.int64)
+
+    def _opponent_rows(self, r: np.ndarray) -> np.ndarray:
+        live = r[~(self.term[r] | self.trunc[r])]
+        return live[self.cur[live] != self.seat[live]]
+
+    def _opponent_actions(self, r: np.ndarray) -> np.ndarray:
+        if not r.size:
+            return np.zeros(0, np.int64)
+        first = self.opponents[0]
+        if all(a is first for a in self.opponents):
+            act = self._agent_act(first, r)
+        else:
+            which = (self.cur[r] - self.seat[r]) % self.n - 1
+            act = np.zeros(r.size, np.int64)
+            for k, agent in enumerate(self.opponents):
+                m = which == k
+                if m.any():
+                    act[m] = self._agent_act(agent, r[m])
+        if (
+            act.shape != (r.size,)
+            or not self._legal[np.clip(act, 0, NUM_ACTIONS - 1)].all()
+            or (act < 0).any()
+        ):
+            raise ValueError(f"an opponent returned illegal actions {np.unique(act).tolist()}")
+        return act
+
+    def _play(self, r: np.ndarray, act: np.ndarray) -> None:
+        """Rows ``r`` are at a decision with ``act`` chosen: play on until the learner decides or the end."""
+        while r.size:
+            over = self._act(r, act)
+            self._resolve(r[over])
+            r = self._opponent_rows(r)
+            act = self._opponent_actions(r)
+
+    def _reset_rows(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
+        self.stacks[r] = self.rules.starting_stack
+        if seats is not None:
+            self.seat[r] = seats
+        else:
+            self.seat[r] = (
+                self.fixed_seat if self.fixed_seat is not None else self.rng.integers(self.n, size=r.size)
+            )
+        self.rounds[r] = 0
+        self.term[r], self.trunc[r] = False, False
+        self._new_round(r, np.zeros(r.size, np.int64))
+        self._resolve(r[self._start_turn(r)])
+        opp = self._opponent_rows(r)
+        self._play(opp, self._opponent_actions(opp))
+
+    # ---- observations ---------------------------------------------------------------------------
+    def _terminal_obs(self, r: np.ndarray) -> np.ndarray:
+        o = np.zeros((r.size, OBS_SIZE), np.float32)
+        stacks, active = self._rel(self.seat[r], r)
+        o[:, 16:24] = stacks / self.rules.starting_stack
+        o[:, 24:32] = active
+        o[:, 32] = self.n / MAX_PLAYERS
+        return o
+
+    def _observe(self) -> np.ndarray:
+        if not self.passing.any():
+            return encode_batch(self.view_batch(np.arange(self.num_envs)))
+        obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
+        p = np.flatnonzero(self.passing)
+        d = np.flatnonzero(~self.passing)
+        obs[p] = self._terminal_obs(p)
+        if d.size:
+            obs[d] = encode_batch(self.view_batch(d))
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions ``bool[N, 8]`` (all legal where an episode only waits to report its end)."""
+        m = np.broadcast_to(self._legal, (self.num_envs, NUM_ACTIONS)).copy()
+        m[self.passing] = True
+        return m
+
+    def _infos(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "_action_mask": np.ones(self.num_envs, bool)}
+
+    # ---- gymnasium API --------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode in every env; ``seed`` reseeds the dice, seats and opponents.
+
+        ``options={"seat": seats}`` fixes the learner's seat of each env for this reset (``int[N]``).
+        """
+        seats = None if not options or "seat" not in options else np.asarray(options["seat"], np.int64)
+        if seats is not None and (
+            seats.shape != (self.num_envs,) or (seats < 0).any() or (seats >= self.n).any()
+        ):
+            raise ValueError(f"options['seat'] must be {self.num_envs} seats 0-{self.n - 1}, got {options!r}")
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self._np_random = self.rng
+            self._pool, self._pool_pos = np.zeros(0, np.int64), 0
+            U.seed_opponents(self.opponents, self.rng)
+        self.acc[:] = 0.0
+        self._reset_rows(np.arange(self.num_envs), seats)
+        self.passing = self.term | self.trunc
+        self._has_reset = True
+        return self._observe(), self._infos()
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        act = np.asarray(actions)
+        if act.shape != (self.num_envs,) or not np.issubdtype(act.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers 0-7, got {actions!r}")
+        act = act.astype(np.int64)
+        bad = ((act < 0) | (act >= NUM_ACTIONS)) & ~self.passing
+        bad[~bad] = ~self._legal[act[~bad].clip(0, NUM_ACTIONS - 1)] & ~self.passing[~bad]
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"illegal action {int(act[i])} in env {i}: legal hold masks are "
+                f"{np.flatnonzero(self._legal).tolist()} (bit i keeps sorted die i; 7 stops)"
+            )
+        return act
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every env; ended envs are reset in the same step (``SAME_STEP`` autoreset)."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        act = self._check_actions(actions)
+        go = np.flatnonzero(~self.passing)
+        self.term[go], self.trunc[go] = False, False
+        self._play(go, act[go])
+        reward = self.acc.copy()
+        self.acc[:] = 0.0
+        term, trunc = self.term.copy(), self.trunc.copy()
+        ended = np.flatnonzero(term | trunc)
+        infos = self._infos()
+        if ended.size:
+            infos.update(self._final(ended))
+            self._reset_rows(ended)
+        self.passing = self.term | self.trunc
+        return self._observe(), reward, term, trunc, infos
+
+    def _final(self, ended: np.ndarray) -> dict[str, Any]:
+        N = self.num_envs
+        mask = np.zeros(N, bool)
+        mask[ended] = True
+        final_obs = np.full(N, None, dtype=object)
+        fo = self._terminal_obs(ended)
+        for j, i in enumerate(ended):
+            final_obs[i] = fo[j]
+        stacks = np.zeros((N, self.n), np.int64)
+        stacks[ended] = self._rel(self.seat[ended], ended)[0][:, : self.n]
+        rounds = np.where(mask, self.rounds, 0)
+        info = {"rounds": rounds, "_rounds": mask, "stacks": stacks, "_stacks": mask.copy()}
+        return {"final_obs": final_obs, "_final_obs": mask, "final_info": info, "_final_info": mask.copy()}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
