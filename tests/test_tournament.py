@@ -116,3 +116,14 @@ def test_fewer_agents_than_seats_and_places() -> None:
             assert all(g["place"][s] == 1 for s in g["winners"])
     by_name = {a.name: a for a in res.summary}
     assert by_name["escape"].games == by_name["random"].games == 16
+
+
+def test_ppo_agent_in_a_two_job_tournament(tmp_path: Path) -> None:
+    """A saved SB3 model plays in worker processes (pickled as its path, reloaded there)."""
+    from tests.test_agents import _save_tiny_model
+
+    path = _save_tiny_model(tmp_path / "model.zip", maskable=True)
+    kwargs = dict(players=2, games=4, seed=0, max_rounds=20, progress=False)
+    two = run_tournament([f"ppo:{path}", "greedy"], jobs=2, **kwargs)  # type: ignore[arg-type]
+    one = run_tournament([f"ppo:{path}", "greedy"], jobs=1, **kwargs)  # type: ignore[arg-type]
+    assert one.games == two.games and len(two.games) == 4

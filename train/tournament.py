@@ -159,7 +159,9 @@ def _run_deals(ctx: _Context, deals: int, jobs: int) -> Iterator[list[tuple[dict
         yield from map(_play_deal, range(deals))
         return
     chunk = max(1, min(16, deals // (jobs * 8)))
-    with mp.get_context("spawn").Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
+    # fork starts workers at once; once torch is loaded (ppo agents) forking is unsafe, so spawn
+    method = "spawn" if "torch" in sys.modules or "fork" not in mp.get_all_start_methods() else "fork"
+    with mp.get_context(method).Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
         yield from pool.imap(_play_deal, range(deals), chunksize=chunk)
 
 
