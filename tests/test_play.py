@@ -90,6 +90,24 @@ def test_whole_game_through_a_pseudo_terminal() -> None:
     assert child.exitstatus == 0
 
 
+def test_ctrl_c_exits_cleanly() -> None:
+    child = pexpect.spawn(
+        str(ROOT / ".venv" / "bin" / "python"),
+        ["-m", "zanzibar_env.play", "--seed", "1"],
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=30,
+        env={"TERM": "xterm", "PATH": ""},
+    )
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect("Interrupted; the game is abandoned")
+    rest = child.read()
+    child.close()
+    assert "Traceback" not in rest
+    assert child.exitstatus == 130
+
+
 def _run(argv: list[str], inputs: list[str]) -> tuple[int, str, int]:
     """Run ``main`` on scripted input (``inputs``, then ``ANSWERS`` cycled): code, output, prompts."""
     feed = itertools.chain(inputs, itertools.cycle(ANSWERS))

@@ -23,9 +23,9 @@ from rich.table import Table
 from .dice import RandomDice
 from .engine import STOP, View
 from .game import GameState, check_num_players
-from .records import TurnRecord
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
+from .records import TurnRecord
 from .render import held_mask
 from .rules import load_ruleset
 
