@@ -264,13 +264,20 @@ def solve(spec: RoundSpec, fixed: dict[int, np.ndarray] | None = None) -> list[L
 
 
 def seat_values(spec: RoundSpec, levels: list[Level]) -> np.ndarray:
-    """``float[n]``: expected round result of each position (0 = rolls first) under the solved policies."""
+    """``float[n]``: expected round result of each position (0 = rolls first) under the solved policies.
+
+    Positions after an instant Zanzibar do not roll; under ``worst_so_far_loses`` they still pay the
+    loser(s) for the Zanzibar, which is added here (it changes nobody's decisions).
+    """
     prob: np.ndarray = np.ones(1)
     out = np.zeros(spec.n)
     for q in range(spec.n):
         lv = levels[q]
         assert lv.nxt is not None and lv.dist is not None
-        out[q] = prob @ lv.value
+        out[q] += prob @ lv.value
+        if spec.instant_m is not None:
+            ended = prob @ (lv.dist[:, :, spec.instant_m].sum(1) * instant_self(spec, lv.keys))
+            out[q + 1 :] += ended
         d = lv.dist if lv.nxt.shape[1] > 1 else lv.dist.sum(1, keepdims=True)
         w = prob[:, None, None] * d
         ok = lv.nxt >= 0
