@@ -9,6 +9,9 @@ hands are ranked with the ruleset's ``HandTable``. :class:`BatchedGame` is mixed
 from __future__ import annotations
 
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 
 from .dice import DiceSource
@@ -76,6 +79,7 @@ class BatchedGame:
         legal = np.ones(NUM_ACTIONS, bool) if r.holds_allowed else np.isin(np.arange(NUM_ACTIONS), [0, STOP])
         self._legal = legal
         self.seats = np.arange(self.n)
+        self._rot = (self.seats[:, None] + self.seats[None, :]) % self.n  # _rot[a] = seats from a, clockwise
 
     def _alloc(self) -> None:
         N, n = self.num_envs, self.n
@@ -247,6 +251,10 @@ class BatchedGame:
         else:
             amt = self.PAY[self.hcat[s]]
         payer = ~losers
+        nl = losers.sum(1, keepdims=True)
+        if (nl <= 1).all():  # one loser (or none): each payer pays what it can
+            paid = np.where(payer & (nl == 1), np.minimum(st, amt), 0)
+            return st - paid + losers * paid.sum(1, keepdims=True)
         rel = (self.seats[None, :] - self.start[s][:, None]) % self.n
         k = (losers[:, None, :] & (rel[:, None, :] < rel[:, :, None])).sum(2)  # losers before each loser
         each = np.clip(
@@ -305,30 +313,59 @@ class BatchedGame:
 
     def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Stacks and active flags ``[R, 8]`` of rows ``r`` relative to seats ``a`` (padded with 0)."""
-        idx = (a[:, None] + self.seats[None, :]) % self.n
-        st = np.take_along_axis(self.stacks[r], idx, 1)
+        st = self.stacks[r[:, None], self._rot[a]]
         stacks = np.zeros((r.size, MAX_PLAYERS), np.int64)
         active = np.zeros((r.size, MAX_PLAYERS), np.int64)
         stacks[:, : self.n] = st
         active[:, : self.n] = st > 0 if self.lives else 1
         return stacks, active
 
-    def view_batch(self, r: np.ndarray) -> ViewBatch:
-        """The acting players' views for rows ``r`` (each at a decision)."""
-        cur, pos = self.cur[r], self.pos[r]
-        stacks, active = self._rel(cur, r)
-        return ViewBatch(
-            ruleset=self.rules,
-            dice=_MS_DICE[self.ms[r]],
-            rolls_used=self.rolls[r],
-            roll_limit=np.where(pos == 0, self.rules.max_rolls, self.limit[r]),
-            is_first=(pos == 0).astype(np.int64),
-            players_after=self.norder[r] - pos - 1,
-            lowest_rank=self.lo_rank[r],
-            lowest_count=self.lo_count[r],
-            highest_rank=self.hi_rank[r],
-            earlier_payments=self.epay[r],
-            stacks=stacks,
-            active=active,
-            num_players=np.full(r.size, self.n, np.int64),
-        )
+    def view_field(self, name: str, r: np.ndarray) -> Any:
+        """One :class:`ViewBatch` field for the acting players of rows ``r``."""
+        pos = self.pos[r]
+        if name == "dice":
+            return _MS_DICE[self.ms[r]]
+        if name == "roll_limit":
+            return np.where(pos == 0, self.rules.max_rolls, self.limit[r])
+        if name == "is_first":
+            return (pos == 0).astype(np.int64)
+        if name == "players_after":
+            return self.norder[r] - pos - 1
+        if name == "num_players":
+            return np.full(r.size, self.n, np.int64)
+        if name in ("stacks", "active"):
+            return self._rel(self.cur[r], r)[name == "active"]
+        plain = {"rolls_used": self.rolls, "lowest_rank": self.lo_rank, "lowest_count": self.lo_count,
+                 "highest_rank": self.hi_rank, "earlier_payments": self.epay}
+        if name in plain:
+            return plain[name][r]
+        raise AttributeError(name)
+
+    def view_batch(self, r: np.ndarray, lazy: bool = False) -> ViewBatch:
+        """The acting players' views for rows ``r`` (each at a decision); ``lazy``: fields on first use."""
+        if lazy:
+            return LazyViewBatch(self, r)
+        stacks, active = self._rel(self.cur[r], r)
+        f = {k: self.view_field(k, r) for k in _FIELDS if k not in ("stacks", "active")}
+        return ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "ruleset")
+
+
+class LazyViewBatch(ViewBatch):
+    """A :class:`ViewBatch` whose fields are computed on first access (a bot reads only what it needs)."""
+
+    def __init__(self, game: BatchedGame, rows: np.ndarray) -> None:  # replaces the dataclass __init__
+        self._game, self._rows = game, rows
+        self.ruleset = game.rules
+
+    def __len__(self) -> int:
+        return int(self._rows.size)
+
+    def __getattr__(self, name: str) -> Any:  # called only for fields not computed yet
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._game.view_field(name, self._rows)
+        setattr(self, name, value)
+        return value

@@ -125,7 +125,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         ]
 
     def _agent_act(self, agent: Any, r: np.ndarray) -> np.ndarray:
-        b = self.view_batch(r)
+        b = self.view_batch(r, lazy=True)
         if id(agent) not in self._no_batch and hasattr(agent, "act_batch"):
             try:
                 return np.asarray(agent.act_batch(b), np.int64)
