@@ -171,11 +171,24 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
         path = named
     if not path.exists():
         raise ValueError(f"ruleset file not found: {path}")
+    if overrides:
+        return _read_ruleset_file(path).replace(**overrides)
+    return _read_ruleset_file(path)
+
+
+_FILE_CACHE: dict[tuple[str, int], Ruleset] = {}
+
+
+def _read_ruleset_file(path: Path) -> Ruleset:
+    """Parse and validate a ruleset YAML file; cached by path and modification time."""
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    if key in _FILE_CACHE:
+        return _FILE_CACHE[key]
     with path.open() as f:
         try:
             data = yaml.safe_load(f)
         except yaml.YAMLError as e:
             raise ValueError(f"{path}: not valid YAML: {e}") from None
-    if isinstance(data, dict):
-        data = {**data, **overrides}
-    return Ruleset.from_dict(data, source=str(path))
+    rules = Ruleset.from_dict(data, source=str(path))
+    _FILE_CACHE[key] = rules
+    return rules
