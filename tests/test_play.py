@@ -145,6 +145,17 @@ def test_same_seed_same_game(tmp_path: Path) -> None:
     assert "last one standing" in first[1]
 
 
+def test_opponents_are_cycled_to_fill_the_table(tmp_path: Path) -> None:
+    save = tmp_path / "g.jsonl"
+    argv = ["--opponents", "greedy,random", "--players", "4", "--seed", "2", "--stack", "4"]
+    argv += ["--save", str(save)]
+    code, out, _ = _run(argv, [])
+    assert code == 0
+    assert "opponents: Player 2 (greedy), Player 3 (random), Player 4 (greedy)." in out
+    (game,) = load_games(save)
+    assert game.num_players == 4 and sum(game.final_stacks) == 16
+
+
 def test_quit_eof_and_bad_options() -> None:
     code, out, _ = _run(["--seed", "1"], ["q"])
     assert code == 0 and "You left the game" in out and "Game over" not in out

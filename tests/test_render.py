@@ -112,3 +112,21 @@ def test_record_video_of_a_game(tmp_path: Path) -> None:
     videos = list(folder.glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
     assert steps > 0
+
+
+def test_human_window_shows_the_rgb_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    pytest.importorskip("pygame")
+    from zanzibar_env.window import Window
+
+    frame = render_rgb(_game("classic", 3, seed=1, decisions=4), seat=0)
+    window = Window(fps=1000)
+    try:
+        window.show(frame)
+        assert np.array_equal(window.pixels(), frame)
+        with pytest.raises(ValueError, match="uint8"):
+            window.show(frame.astype(np.float32))
+    finally:
+        window.close()
+    with pytest.raises(ValueError, match="fps"):
+        Window(fps=0)

@@ -112,6 +112,8 @@ class Session:
                 self.console.print(line, style="bold")
             self.shown_rounds += 1
             self.shown_turns = 0
+            if rules.stake == "lives" and rec.stacks_after[self.human] == 0 < rec.stacks_before[self.human]:
+                self.console.print("You are out of lives; the bots play on to the end.", style="bold")
             if not self.game.done:
                 self._round_header()
         if not self.game.round.done:
