@@ -162,12 +162,17 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
         return Ruleset.from_dict({**spec, **overrides})
     if not isinstance(spec, (str, Path)):
         raise ValueError(f"ruleset must be a name, a path, a mapping or a Ruleset, got {type(spec).__name__}")
+    if not overrides and spec in _NAMED:
+        return _NAMED[spec]  # shipped rulesets are parsed once per process
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
         named = RULES_DIR / f"{spec}.yaml"
         if not named.exists():
             names = available_rulesets()
             raise ValueError(f"unknown ruleset {str(spec)!r}; available: {names}, or a .yaml path")
+        if not overrides:
+            _NAMED[str(spec)] = _read_ruleset_file(named)
+            return _NAMED[str(spec)]
         path = named
     if not path.exists():
         raise ValueError(f"ruleset file not found: {path}")
@@ -177,6 +182,7 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
 
 
 _FILE_CACHE: dict[tuple[str, int], Ruleset] = {}
+_NAMED: dict[str | Path, Ruleset] = {}
 
 
 def _read_ruleset_file(path: Path) -> Ruleset:
