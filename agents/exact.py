@@ -33,9 +33,10 @@ from zanzibar_env.observation import ViewBatch
 from zanzibar_env.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .base import BaseAgent
+from .optimal import batch_states
 from .random_agent import RandomAgent
 from .registry import make_agent
-from .solver import Level, RoundSpec, enumerate_levels, seat_values, solve
+from .solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
 from .solver_turn import NUM_MULTISETS, legal_mask
 
 _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
@@ -197,15 +198,18 @@ class BestResponse(BaseAgent):
         self._spec, self._levels = spec, levels
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        """Best-response hold masks (rows must be decisions of this seat in a 2-player round)."""
-        from .optimal import batch_states
-        from .solver import lookup
-
+        """Hold masks for decisions of a 2-player round of this ruleset: the best response in its own seat;
+        in the other seat, the fixed agent's most likely action (so the pair replays the evaluated match)."""
+        if (batch.num_players != 2).any():
+            raise ValueError("a best response plays 2-player rounds only")
         q, key = batch_states(self._spec, batch)
-        if (q != self.seat).any():
-            raise ValueError(f"this best response plays seat {self.seat} only")
-        lv = self._levels[self.seat]
-        return np.asarray(lv.policy[lookup(lv.keys, key), batch.rolls_used - 1, batch.dice_index], np.int64)
+        out = np.empty(len(batch), np.int64)
+        for qq in (0, 1):
+            rows = np.flatnonzero(q == qq)
+            lv = self._levels[qq]
+            r, m = batch.rolls_used[rows] - 1, batch.dice_index[rows]
+            out[rows] = lv.policy[lookup(lv.keys, key[rows]), r, m]
+        return out
 
     def act(self, view: View) -> int:
         return int(self.act_batch(ViewBatch.from_views([view]))[0])
