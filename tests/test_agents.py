@@ -188,3 +188,11 @@ def test_ppo_agent_bad_files(tmp_path: Path) -> None:
     junk.write_text("not a model")
     with pytest.raises(ValueError, match="cannot load an SB3 model"):
         make_agent(f"ppo:{junk}")
+
+
+def test_optimal_is_lazy_and_missing_module_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "agents.optimal", None)  # makes the import fail
+    with pytest.raises(ValueError, match="agent 'optimal' is not available"):
+        make_agent("optimal")

@@ -378,7 +378,7 @@ def plot(result: TournamentResult, path: Path) -> None:
     axes[0].set_yticks(y, [a.name for a in s])
     axes[0].set_ylabel("agent")
     fig.suptitle(f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
-                 "(duplicate format; bars: 95% CI)", fontsize=10)
+                 "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips", fontsize=10)
     fig.savefig(path, dpi=200)
     plt.close(fig)
 
