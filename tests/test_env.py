@@ -30,7 +30,10 @@ def test_make_with_prefix_in_a_fresh_interpreter() -> None:
     import subprocess
     import sys
 
-    code = "import gymnasium as gym; e = gym.make('zanzibar_env:ZanzibarRound-v0', num_players=3); print(e.reset(seed=0)[0].shape)"
+    code = (
+        "import gymnasium as gym; e = gym.make('zanzibar_env:ZanzibarRound-v0', num_players=3); "
+        "print(e.reset(seed=0)[0].shape)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "(33,)"
 
@@ -70,7 +73,7 @@ def _play_out(env: gym.Env, seed: int, action: int = 7) -> tuple[float, np.ndarr
     obs, info = env.reset(seed=seed)
     total, steps = 0.0, 0
     while True:
-        obs, r, te, tr, info = env.step(action)
+        obs, r, te, tr, _info = env.step(action)
         total, steps = total + r, steps + 1
         if te or tr:
             return total, obs, steps
@@ -121,7 +124,7 @@ def test_round_env_pass_state() -> None:
     env = ZanzibarEnv(num_players=2, seat=1, opponents=Stop(), dice=[1, 1, 1, 2, 3, 5], episode="round")
     obs, info = env.reset()
     assert info["action_mask"].tolist() == [1] * 8 and (obs[:16] == 0).all()
-    obs, r, te, tr, info = env.step(3)
+    obs, r, te, _tr, info = env.step(3)
     assert te and r == -3.0  # 1-1-1 (three of a kind) beat 2-3-5: the agent gives 3 chips
     with pytest.raises(RuntimeError, match="reset"):
         env.step(7)
@@ -130,7 +133,7 @@ def test_round_env_pass_state() -> None:
 def test_masks_and_illegal_actions() -> None:
     rules = load_ruleset("classic", holds_allowed=False)
     env = ZanzibarEnv(ruleset=rules, seat=0)
-    obs, info = env.reset(seed=0)
+    _obs, info = env.reset(seed=0)
     assert info["action_mask"].tolist() == [1, 0, 0, 0, 0, 0, 0, 1]
     assert env.action_masks().tolist() == [True] + [False] * 6 + [True]
     with pytest.raises(ValueError, match="illegal action 3"):
