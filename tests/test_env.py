@@ -70,7 +70,7 @@ def test_same_seed_same_trajectory() -> None:
 
 
 def _play_out(env: gym.Env, seed: int, action: int = 7) -> tuple[float, np.ndarray, int]:
-    obs, info = env.reset(seed=seed)
+    env.reset(seed=seed)
     total, steps = 0.0, 0
     while True:
         obs, r, te, tr, _info = env.step(action)
