@@ -236,7 +236,8 @@ def _agent_names(agents: Sequence[Any], built: list[BaseAgent]) -> list[str]:
 
 def _check_int(name: str, value: object, lo: int, hi: float = math.inf) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+        bounds = f"in {lo}..{hi}" if hi < math.inf else f">= {lo}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
 
 
 def _check(players: int, games: int, jobs: int, num_agents: int, max_rounds: int | None) -> None:
