@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.engine import View
+from zanzibar_env.engine import STOP, View
 from zanzibar_env.hands import MULTISET_INDEX
 from zanzibar_env.observation import ViewBatch
 from zanzibar_env.rules import Ruleset
@@ -150,23 +150,26 @@ class OptimalAgent(BaseAgent):
         return solved_tables(ruleset, n, self.cache_dir, self.use_disk)
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        """Optimal hold masks ``int64[B]`` by vectorised table look-up."""
-        out = np.empty(len(batch), np.int64)
+        """Optimal hold masks ``int64[B]`` by vectorised table look-up.
+
+        Rows that are not decisions (``players_after < 0`` or no roll left, as in finished rows of a
+        vector env awaiting reset) get ``STOP``; a decision in a state the round cannot reach raises
+        ``ValueError``.
+        """
+        out = np.full(len(batch), STOP, np.int64)
         n_act = _active_counts(batch)
         dice = batch.dice_index
-        for n in np.unique(n_act):
-            sel = np.flatnonzero(n_act == n)
+        live = (batch.players_after >= 0) & (batch.rolls_used >= 1) & (batch.rolls_used < batch.roll_limit)
+        for n in np.unique(n_act[live]):
+            sel = np.flatnonzero(live & (n_act == n))
             t = self.tables(batch.ruleset, int(n))
             q, key = batch_states(t.spec, batch)
+            if (q[sel] < 0).any():
+                raise ValueError(f"players_after out of range for {n} active players")
             for qq in np.unique(q[sel]):
                 rows = sel[q[sel] == qq]
-                if not 0 <= qq < n:
-                    raise ValueError(f"players_after out of range for {n} active players")
                 row = lookup(t.levels[qq].keys, key[rows])
-                r = batch.rolls_used[rows] - 1
-                if (r < 0).any() or (r >= t.levels[qq].policy.shape[1]).any():
-                    raise ValueError("rolls_used must be 1..roll_limit-1 at a decision")
-                out[rows] = t.levels[qq].policy[row, r, dice[rows]]
+                out[rows] = t.levels[qq].policy[row, batch.rolls_used[rows] - 1, dice[rows]]
         return out
 
     def act(self, view: View) -> int:
