@@ -1,0 +1,233 @@
+"""The PettingZoo AEC env: every seat is an agent (self-play research), over the pure rules engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import _envutil as U
+from .dice import RandomDice
+from .engine import NUM_ACTIONS, STOP
+from .env import encode_view
+from .game import GameState
+from .records import RoundRecord
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):  # PettingZoo names the class raw_env
+    """Zanzibar for ``num_players`` agents ``player_0 .. player_{n-1}`` (seat ``i`` = ``player_i``).
+
+    ## Description
+    The game of :class:`zanzibar_env.env.ZanzibarEnv` with every seat played by an agent. An agent is
+    selected only when it has a decision (a roll remains); turns without a choice are played
+    without asking. Seat 0 rolls first in the first round.
+
+    ## Action Space
+    ``Discrete(8)`` per agent: a hold mask over the sorted dice (bit ``i`` keeps die ``i``; 7 stops).
+    Illegal actions raise ``ValueError``.
+
+    ## Observation Space
+    ``Dict{"observation": Box(-1, 8, (33,), float32), "action_mask": Box(0, 1, (8,), int8)}``. The
+    acting agent sees the same encoding as the single env from its own seat
+    (``zanzibar_env.observation.OBS_LAYOUT``); any other agent sees zeros but its seat blocks
+    (16-31, from its own seat) and the table size (32), with an all-zero mask.
+
+    ## Starting State
+    Every seat holds the ruleset's starting stack; seat 0 rolls first.
+
+    ## Rewards
+    As the single env, for every agent: ``"chips"``: chips given away minus chips received in the
+    rounds that ended during the step (lives: minus lives lost); ``"win"``: ``+1/k`` to each of ``k``
+    winners, ``-1`` to the others at game end (or when an agent is out of lives), 0 on truncation;
+    with ``episode="round"`` the round's result (``-1`` per loser, the others share ``+1``).
+
+    ## Episode End
+    All agents terminate when the game ends (or, with ``episode="round"``, when the first round is
+    settled); in lives rulesets an agent out of lives terminates while the others play on. All are
+    truncated after ``max_rounds`` rounds.
+
+    ## Arguments
+    ``ruleset``, ``num_players`` (2-8), ``reward`` (``"chips"``/``"win"``), ``render_mode``
+    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``episode`` (``"game"``/``"round"``).
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012
+        "name": "zanzibar_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 4,
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        ruleset: Any = "classic",
+        num_players: int = 2,
+        reward: str = "chips",
+        render_mode: str | None = None,
+        max_rounds: int | None = None,
+        episode: str = "game",
+    ) -> None:
+        super().__init__()
+        self.rules, self.n, _ = U.check_common(ruleset, num_players, "random", reward, episode)
+        self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.reward_kind, self.episode = reward, episode
+        self.possible_agents = [f"player_{i}" for i in range(self.n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {"observation": U.observation_space(), "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        legal = np.zeros(NUM_ACTIONS, np.int8)
+        legal[[0, STOP] if not self.rules.holds_allowed else slice(None)] = 1
+        self._legal = legal
+        self._np_random: np.random.Generator | None = None
+        self.game: GameState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- AEC API --------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+            self._dice = RandomDice(self._np_random)
+        cap = 1 if self.episode == "round" else self.max_rounds
+        self.game = GameState(self.rules, self.n, self._dice, 0, cap)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._seen = 0
+        self._settle_rounds()
+        self._select()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        assert g is not None
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
+        if not 0 <= int(action) < NUM_ACTIONS or not self._legal[int(action)]:
+            raise ValueError(
+                f"illegal action {int(action)}: legal hold masks are {np.flatnonzero(self._legal).tolist()}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        g.act(int(action))
+        self._settle_rounds()
+        self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        g = self.game
+        assert g is not None
+        seat = self._seat[agent]
+        if (
+            not g.done
+            and g.round.current_seat == seat
+            and agent in self.agents
+            and not self.terminations[agent]
+        ):
+            return {"observation": encode_view(g.round.view()), "action_mask": self._legal.copy()}
+        n = self.n
+        stacks = [g.stacks[(seat + k) % n] for k in range(n)]
+        active = [s > 0 if self.rules.stake == "lives" else True for s in stacks]
+        return {
+            "observation": U.terminal_obs(stacks, active, n, self.rules),
+            "action_mask": np.zeros(NUM_ACTIONS, np.int8),
+        }
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            return None
+        from . import render as R
+
+        assert self.game is not None
+        if self.render_mode == "rgb_array":
+            return R.render_rgb(self.game, None)
+        text = R.render_ansi(self.game, None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---- internals ------------------------------------------------------------------------------
+    def _select(self) -> None:
+        """Point ``agent_selection`` at the acting seat, or at a finished agent that must step first."""
+        g = self.game
+        assert g is not None
+        seat = g.round.current_seat
+        if seat is not None and not g.done:
+            self.agent_selection = self.possible_agents[seat]
+        elif self.agents:
+            self.agent_selection = self.agents[0]
+        self._deads_step_first()
+
+    def _settle_rounds(self) -> None:
+        """Pay every agent for the rounds that ended since the last call and flag finished agents."""
+        g = self.game
+        assert g is not None
+        new: list[RoundRecord] = g.record.rounds[self._seen :]
+        if not new:
+            return
+        self._seen = len(g.record.rounds)
+        lives = self.rules.stake == "lives"
+        for a in self.agents:
+            s = self._seat[a]
+            if self.reward_kind == "chips":
+                self.rewards[a] += sum(r.transfers[s] if lives else -r.transfers[s] for r in new)
+            self.infos[a] = {"rounds": new}
+        self._flag_ends(new[-1])
+        self._accumulate_rewards()
+
+    def _flag_ends(self, last: RoundRecord) -> None:
+        g = self.game
+        assert g is not None
+        win = self.reward_kind == "win"
+        lives = self.rules.stake == "lives"
+        for a in self.agents:
+            s = self._seat[a]
+            if self.terminations[a]:
+                continue
+            if self.episode == "round":
+                self.terminations[a] = True
+                if win:
+                    active = [x > 0 if lives else True for x in last.stacks_before]
+                    self.rewards[a] += U.round_win_reward(last.losers, active, s)
+            elif g.record.winners:
+                self.terminations[a] = True
+                self.rewards[a] += U.win_reward(g.record.winners, s) if win else 0.0
+            elif lives and g.stacks[s] == 0:
+                self.terminations[a] = True
+                self.rewards[a] -= 1.0 if win else 0.0
+            elif g.record.truncated:
+                self.truncations[a] = True
