@@ -17,7 +17,9 @@ taken to be deterministic.
 Exploitability of an agent sitting in seat ``i``: the value a best response in the other seat earns
 against it, minus that seat's value when both seats play :class:`~agents.optimal.OptimalAgent` (the
 subgame-perfect equilibrium); ``average`` is the mean over the two seats. In chip rulesets the round is
-zero-sum and this is never negative; the optimal agent's exploitability is 0.
+zero-sum and this is never negative; the optimal agent's exploitability is 0. Lives rounds are not
+zero-sum (under ``tie_rule: all`` both players can lose a life), so an agent whose play also costs the
+other seat lives can score slightly below 0 there.
 """
 
 from __future__ import annotations
