@@ -109,7 +109,7 @@ class Session:
             rec = rounds[self.shown_rounds]
             self._turns(rec.turns)
             for line in describe_round(rec, rules, self.names):
-                self.console.print(line, style="bold")
+                self.console.print(line, style="bold", markup=False)
             self.shown_rounds += 1
             self.shown_turns = 0
             if rules.stake == "lives" and rec.stacks_after[self.human] == 0 < rec.stacks_before[self.human]:
@@ -122,7 +122,7 @@ class Session:
     def _turns(self, turns: Sequence[TurnRecord]) -> None:
         for turn in turns[self.shown_turns :]:
             style = "cyan" if turn.seat == self.human else None
-            self.console.print(describe_turn(turn, self.game.ruleset, self.names), style=style)
+            self.console.print(describe_turn(turn, self.game.ruleset, self.names), style=style, markup=False)
         self.shown_turns = len(turns)
 
     # ---- what is shown -------------------------------------------------------------------------
@@ -184,14 +184,14 @@ class Session:
         view = self.game.view()
         self._situation(view)
         if self.hinter is not None:
-            self.console.print(self.hinter(view), style="magenta")
+            self.console.print(self.hinter(view), style="magenta", markup=False)
         self.console.print(HINT, style="dim")
         while True:
             answer = self.input_fn("Keep which dice? > ")
             try:
                 action = parse_hold(answer, self.game.ruleset.holds_allowed)
             except HoldError as e:
-                self.console.print(str(e), style="red")
+                self.console.print(str(e), style="red", markup=False)
                 continue
             if action not in (QUIT, STOP):
                 self.console.print(f"You {hold_mask_text(view.dice, action)}.", style="cyan")
@@ -238,10 +238,10 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
     game = GameState(rules, n, RandomDice(seed), first_seat=0, seed=seed)
     hinter = Hinter(rules) if args.hint else None
     if hinter is not None and hinter.problem:
-        console.print(hinter.problem, style="red")
+        console.print(hinter.problem, style="red", markup=False)
     table = ", ".join(f"{name} ({spec})" for name, spec in zip(seat_names(n)[1:], itertools.cycle(specs)))
-    console.print(f"Zanzibar, ruleset '{rules.name}': {rules.description}")
-    console.print(f"You are Player 1; opponents: {table}.")
+    console.print(f"Zanzibar, ruleset '{rules.name}': {rules.description}", markup=False)
+    console.print(f"You are Player 1; opponents: {table}.", markup=False)
     return Session(game, bots, console, input_fn, hinter)
 
 

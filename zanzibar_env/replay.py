@@ -61,10 +61,10 @@ class Replayer:
         for k, rec in enumerate(record.rounds, 1):
             self.console.print(f"[bold]Round {k}[/bold] ({names[rec.starting_seat]} rolls first)")
             for turn in rec.turns:
-                self.console.print("  " + describe_turn(turn, rules, names))
+                self.console.print("  " + describe_turn(turn, rules, names), markup=False)
                 self._wait()
             for line in describe_round(rec, rules, names):
-                self.console.print("  " + line, style="bold")
+                self.console.print("  " + line, style="bold", markup=False)
             self.console.print("  After: " + stacks_text(rec.stacks_after, rules, names))
         final = record.final_stacks or start
         self.console.print("Final: " + stacks_text(final, rules, names), style="bold")
