@@ -1,0 +1,112 @@
+"""Env speed: steps per second of the Zanzibar envs against Gymnasium's Blackjack-v1, in one run.
+
+Measures, for ``--seconds`` each: ``Blackjack-v1`` through ``gym.make`` (the reference, timed
+before and after the others; the ratio uses the mean), ``Zanzibar-v0`` through ``gym.make``, the raw
+:class:`~zanzibar_env.env.ZanzibarEnv`, and the native vector env at 1, 256, 1024 and 4096 envs
+(a vector step of ``N`` envs counts ``N`` steps). Actions are uniform random (legal in every shipped
+ruleset); episodes are reset as they end. Figures are wall-clock steps/s and, because the machine
+may be shared, CPU-time steps/s of this process too. Targets: single env >= 2x Blackjack-v1, vector
+env >= 1,000,000 steps/s at 4096 envs.
+
+Run: ``python -m benchmarks.env_speed [--seconds 2] [--ruleset classic] [--opponents random]
+[--vector-opponents greedy]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import gymnasium as gym
+import numpy as np
+
+import zanzibar_env  # noqa: F401  (registers the ids)
+from agents import available_agents
+from zanzibar_env.env import ZanzibarEnv
+from zanzibar_env.vector import ZanzibarVectorEnv
+
+VECTOR_SIZES = (1, 256, 1024, 4096)
+
+
+def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """Call ``step`` (returns steps done) for about ``seconds``; (wall steps/s, CPU steps/s)."""
+    for _ in range(3):
+        step()  # warm-up
+    steps, w0, c0 = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - w0 < seconds:
+        for _ in range(16):
+            steps += step()
+    return steps / (time.perf_counter() - w0), steps / max(time.process_time() - c0, 1e-9)
+
+
+def single_stepper(env: gym.Env, seed: int) -> Callable[[], int]:
+    env.reset(seed=seed)
+    actions = np.random.default_rng(seed).integers(int(env.action_space.n), size=1 << 16).tolist()  # type: ignore[attr-defined]
+    i = 0
+
+    def step() -> int:
+        nonlocal i
+        _, _, term, trunc, _ = env.step(actions[i & 0xFFFF])
+        i += 1
+        if term or trunc:
+            env.reset()
+        return 1
+
+    return step
+
+
+def vector_stepper(vec: ZanzibarVectorEnv, seed: int) -> Callable[[], int]:
+    vec.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = rng.integers(8, size=(64, vec.num_envs))
+    i = 0
+
+    def step() -> int:
+        nonlocal i
+        vec.step(actions[i & 63])
+        i += 1
+        return vec.num_envs
+
+    return step
+
+
+def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
+    p.add_argument("--ruleset", default="classic", help="ruleset of the Zanzibar envs")
+    p.add_argument("--opponents", default="random", help="bots of the single envs")
+    default_vec = "greedy" if "greedy" in available_agents() else "random"
+    p.add_argument("--vector-opponents", default=default_vec, help="bots of the vector env (batched)")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    rows: list[tuple[str, float, float]] = []
+    bj = [timed(single_stepper(gym.make("Blackjack-v1"), a.seed), a.seconds)]
+    kw = dict(ruleset=a.ruleset, opponents=a.opponents)
+    rows.append(
+        ("Zanzibar-v0 (gym.make)", *timed(single_stepper(gym.make("Zanzibar-v0", **kw), a.seed), a.seconds))
+    )
+    rows.append(("ZanzibarEnv (raw)", *timed(single_stepper(ZanzibarEnv(**kw), a.seed), a.seconds)))
+    for n in VECTOR_SIZES:
+        vec = ZanzibarVectorEnv(n, ruleset=a.ruleset, opponents=a.vector_opponents, seed=a.seed)
+        rows.append((f"vector env, {n} envs", *timed(vector_stepper(vec, a.seed), a.seconds)))
+    bj.append(timed(single_stepper(gym.make("Blackjack-v1"), a.seed), a.seconds))
+    ref_wall, ref_cpu = float(np.mean([b[0] for b in bj])), float(np.mean([b[1] for b in bj]))
+    print(f"ruleset {a.ruleset}; single-env opponents {a.opponents}; vector opponents {a.vector_opponents}")
+    print(f"{'env':28s} {'steps/s (wall)':>15s} {'steps/s (cpu)':>15s} {'x Blackjack':>12s}")
+    out = [("Blackjack-v1 (gym.make)", ref_wall, ref_cpu, 1.0)]
+    out += [(name, w, c, w / ref_wall) for name, w, c in rows]
+    for name, w, c, ratio in out:
+        print(f"{name:28s} {w:15,.0f} {c:15,.0f} {ratio:11.2f}x")
+    single = out[1][3]
+    vec4096 = out[-1][1]
+    print(f"target single env >= 2x Blackjack-v1: {single:.2f}x -> {'met' if single >= 2 else 'NOT met'}")
+    print(
+        f"target vector env >= 1,000,000 steps/s at 4096 envs: {vec4096:,.0f} -> "
+        f"{'met' if vec4096 >= 1e6 else 'NOT met'} (cpu-time rate {out[-1][2]:,.0f})"
+    )
+    return out
+
+
+if __name__ == "__main__":
+    main()
