@@ -255,6 +255,10 @@ def run(
     except ValueError as e:
         console.print(f"error: {e}", style="red", markup=False)
         return 2
+    except ImportError as e:
+        hint = "is the project installed? run: pip install --no-deps -e ."
+        console.print(f"error: cannot load the bots ({e}); {hint}", style="red", markup=False)
+        return 2
     try:
         finished = session.play()
     except EOFError:

@@ -331,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         game = GameState(load_ruleset(args.ruleset), args.players, RandomDice(args.seed))
         policy = _bot(args.agent, args.seed)
-    except ValueError as e:
+    except (ValueError, ImportError) as e:
         p.error(str(e))
     _interesting_position(game, policy, args.round)
     _save(render_rgb(game, seat=0), args.out)
