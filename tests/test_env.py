@@ -10,7 +10,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import zanzibar_env  # noqa: F401  (registers the ids)
 from zanzibar_env.dice import RandomDice
-from zanzibar_env.env import ZanzibarEnv, encode_view
+from zanzibar_env.env import ZanzibarEnv, encode_round, encode_view
 from zanzibar_env.game import GameState
 from zanzibar_env.observation import decode, encode
 from zanzibar_env.rules import available_rulesets, load_ruleset
@@ -48,6 +48,7 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
         while g.current_seat is not None:
             v = g.view()
             np.testing.assert_array_equal(encode_view(v), encode(v))
+            np.testing.assert_array_equal(encode_round(g.round), encode(v))
             checked += 1
             g.act(int(rng.integers(8)))
     assert checked > 300

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -10,7 +11,7 @@ from gymnasium import spaces
 
 from . import _envutil as U
 from .dice import DiceSource, RandomDice, as_dice_source
-from .engine import NUM_ACTIONS, STOP, View
+from .engine import NUM_ACTIONS, STOP, RoundState, View
 from .game import GameState
 from .hands import MULTISET_INDEX
 from .observation import MAX_EARLIER_PAYMENTS
@@ -18,49 +19,49 @@ from .records import RoundRecord
 from .rules import MAX_PLAYERS, Ruleset
 
 
-def encode_view(v: View) -> np.ndarray:
-    """``observation.encode(v)`` computed with plain Python floats: the same float32 vector, faster.
-
-    Every entry is the same float64 expression as in ``observation.encode_batch`` rounded once to
-    float32, so the vectors are identical (tests/test_env.py checks it on thousands of views).
-    """
-    r = v.ruleset
+def _encode(
+    r: Ruleset, dice: tuple[int, int, int], used: int, limit: int, first: bool, after: int,
+    lo: int, lo_count: int, hi: int, paid: int, stacks: Sequence[int], active: Sequence[bool],
+) -> np.ndarray:
+    """The observation from plain Python values; each entry is the float64 expression of
+    ``observation.encode_batch`` rounded once to float32, so the vectors are identical."""
     t = r.table
     top = max(t.num_ranks - 1, 1)
     mr = r.max_rolls
-    a, b, c = v.dice
-    rank = int(t.rank_of_multiset[MULTISET_INDEX[v.dice]])
-    lo = v.lowest.rank if v.lowest is not None else -1
-    hi = v.highest.rank if v.highest is not None else -1
+    a, b, c = dice
+    rank = t.hands[MULTISET_INDEX[dice]].rank
     has = lo >= 0
-    n, st = v.num_players, r.starting_stack
+    n, st = len(stacks), r.starting_stack
     pad = [0.0] * (MAX_PLAYERS - n)
     return np.array(
-        [
-            a / 6.0,
-            b / 6.0,
-            c / 6.0,
-            rank / top,
-            v.rolls_used / mr,
-            v.roll_limit / mr,
-            (v.roll_limit - v.rolls_used) / mr,
-            float(v.is_first),
-            v.players_after / (MAX_PLAYERS - 1),
-            float(has),
-            lo / top if has else 0.0,
-            v.lowest_count / (MAX_PLAYERS - 1),
-            hi / top if has else 0.0,
-            float((rank > lo) - (rank < lo)) if has else 0.0,
-            float((rank > hi) - (rank < hi)) if has else 0.0,
-            v.earlier_payments / MAX_EARLIER_PAYMENTS,
-            *[s / st for s in v.stacks],
-            *pad,
-            *[float(x) for x in v.active],
-            *pad,
-            n / MAX_PLAYERS,
-        ],
+        [a / 6.0, b / 6.0, c / 6.0, rank / top, used / mr, limit / mr, (limit - used) / mr, float(first),
+         after / (MAX_PLAYERS - 1), float(has), lo / top if has else 0.0, lo_count / (MAX_PLAYERS - 1),
+         hi / top if has else 0.0, float((rank > lo) - (rank < lo)) if has else 0.0,
+         float((rank > hi) - (rank < hi)) if has else 0.0, paid / MAX_EARLIER_PAYMENTS,
+         *[x / st for x in stacks], *pad, *[float(x) for x in active], *pad, n / MAX_PLAYERS],
         np.float32,
-    )
+    )  # fmt: skip
+
+
+def encode_view(v: View) -> np.ndarray:
+    """``observation.encode(v)`` computed with plain Python floats: the same float32 vector, faster
+    (tests/test_env.py checks equality on thousands of views)."""
+    lo = v.lowest.rank if v.lowest is not None else -1
+    hi = v.highest.rank if v.highest is not None else -1
+    return _encode(v.ruleset, v.dice, v.rolls_used, v.roll_limit, v.is_first, v.players_after, lo,
+                   v.lowest_count, hi, v.earlier_payments, v.stacks, v.active)  # fmt: skip
+
+
+def encode_round(rs: RoundState) -> np.ndarray:
+    """``encode(rs.view())`` without building the view: the acting player's observation."""
+    seat = rs.current_seat
+    assert seat is not None
+    lo = rs.hands[rs.lowest[0]].rank if rs.lowest else -1
+    hi = rs.hands[rs.highest].rank if rs.highest is not None else -1
+    st, act, pos = rs.stacks, rs.active, rs.pos
+    stacks, active = st[seat:] + st[:seat], act[seat:] + act[:seat]
+    return _encode(rs.ruleset, rs.dice, rs.rolls_used, rs.turn_limit, pos == 0, len(rs.order) - pos - 1, lo,
+                   len(rs.lowest), hi, rs.earlier_payments, stacks, active)  # fmt: skip
 
 
 class ZanzibarEnv(gym.Env[np.ndarray, int]):
@@ -227,6 +228,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
 
     # ---- internals ------------------------------------------------------------------------------
     def _check_action(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS and self._legal[action]:
+            return
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             if not (
                 isinstance(action, np.ndarray)
@@ -293,7 +296,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             stacks = [g.stacks[(s + k) % n] for k in range(n)]
             active = [x > 0 if self.rules.stake == "lives" else True for x in stacks]
             return U.terminal_obs(stacks, active, n, self.rules)
-        return encode_view(g.round.view())
+        return encode_round(g.round)
 
     def _mask(self) -> np.ndarray:
         return self._all if self._passing or self._ended else self._legal
