@@ -66,11 +66,6 @@ class RoundSpec:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"num_players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {n!r}")
         kind = "lives" if ruleset.stake == "lives" else ruleset.payment
-        if kind == "own_hand" and ruleset.instant_zanzibar == "worst_so_far_loses":
-            raise ValueError(
-                "the solver does not support payment 'own_hand' with instant_zanzibar 'worst_so_far_loses' "
-                "(players after the Zanzibar have no hand to pay by)"
-            )
         t = ruleset.table
         cat_of_rank = np.zeros(t.num_ranks, np.int64)
         cat_of_rank[t.rank_of_multiset] = t.category_of_multiset

@@ -139,3 +139,8 @@ def test_bad_override_raises() -> None:
         zz.load_ruleset("classic", max_rolls=9)
     with pytest.raises(ValueError, match=r"unknown ruleset key\(s\) \['speed'\]"):
         zz.load_ruleset("lives", speed=2)
+
+
+def test_own_hand_payment_rejects_worst_so_far_loses() -> None:
+    with pytest.raises(ValueError, match="worst_so_far_loses"):
+        zz.load_ruleset("alt_chips", instant_zanzibar="worst_so_far_loses")

@@ -141,6 +141,12 @@ def _validate(r: Ruleset) -> None:
             raise ValueError(f"option 'payments.{cat}' must be an integer in 0..100, got {n!r}")
     if (r.stake == "lives") != (r.payment == "one_life"):
         raise ValueError("option 'payment' must be 'one_life' exactly when 'stake' is 'lives'")
+    if r.payment == "own_hand" and r.instant_zanzibar == "worst_so_far_loses":
+        # the seats after the Zanzibar never rolled, so they have no hand to pay by (RULES.md)
+        raise ValueError(
+            "option 'instant_zanzibar' cannot be 'worst_so_far_loses' with payment 'own_hand': "
+            "players who never rolled have no hand to pay by; use 'off' or 'no_loss'"
+        )
     if r.payment == "highest_hand" or r.payment == "own_hand":
         if r.hand_ranking != "zanzibar_456":
             raise ValueError("chip payments by category need hand_ranking 'zanzibar_456'")
