@@ -49,8 +49,8 @@ def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> float:
     from sb3_contrib import MaskablePPO
 
     seed_everything(cfg.seed, cfg.torch_threads)
-    opponents, groups, _ = build_opponents(cfg, run_dir=None)
-    env = make_env(cfg, opponents, groups)
+    opp = build_opponents(cfg, run_dir=None)
+    env = make_env(cfg, opp.opponents, opp.groups)
     cls = MaskablePPO if algo == "maskable_ppo" else PPO
     model = cls("MlpPolicy", env, **_ppo_kwargs(cfg))
     speed = _time_learn(model, steps)

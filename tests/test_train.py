@@ -106,19 +106,18 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     assert [int(float(r["timesteps"])) for r in rows] == [0, 1024, 2048]
     assert {"random_mean", "greedy_ci95", "exploit_first", "exploit_second", "exploit_mean"} <= set(rows[0])
 
-    out = _run(["-m", "train.ppo", "--resume", str(run_dir), "--set", "total_timesteps=4096"], ROOT)
-    assert out.returncode == 0, out.stderr
+    assert ppo.main(["--resume", str(run_dir), "--set", "total_timesteps=4096"]) == 0
     rows = _rows(run_dir / "eval.csv")
     assert [int(float(r["timesteps"])) for r in rows] == [0, 1024, 2048, 3072, 4096]
     assert float(rows[-1]["train_seconds"]) > float(rows[2]["train_seconds"])
     assert ev.load_model(run_dir / "model.zip").num_timesteps == 4096
 
-    args = ["-m", "train.evaluate", str(run_dir), "--games", "20", "--json", str(tmp_path / "e.json")]
-    out = _run(args, ROOT)
-    assert out.returncode == 0, out.stderr
-    result = json.loads((tmp_path / "e.json").read_text())
-    assert {"greedy_mean", "exploit_mean", "value_first_vs_optimal"} <= set(result)
+    out_json = tmp_path / "e.json"
+    assert ev.main([str(run_dir), "--games", "20", "--tournament-games", "8", "--json", str(out_json)]) == 0
+    result = json.loads(out_json.read_text())
+    assert {"greedy_mean", "exploit_mean", "value_first_vs_optimal", "tournament"} <= set(result)
     assert result["exploit_mean"] >= 0
+    assert {r["name"] for r in result["tournament"]} == {"ppo", "random", "greedy"}
 
 
 def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -149,29 +150,106 @@ class SelfPlayPool:
             switch.member = members[int(self.rng.integers(len(members)))]
 
 
-def build_opponents(
-    cfg: TrainConfig, run_dir: Path | None
-) -> tuple[Any, list[Any] | None, SelfPlayPool | None]:
-    """Opponents for :func:`train.sb3_vec.make_sb3_env`: ``(opponents, groups, pool)``.
+class ExploiterAgent(BaseAgent):
+    """The exact best response to the learner's greedy policy, in whichever seat it sits (2-player rounds).
 
-    Without self-play, a single name plays every other seat and a list with one name per other seat
-    plays them clockwise after the learner; any other list splits the envs into one group per name.
-    With self-play, the envs are split into ``min(8, num_envs)`` groups of a :class:`SelfPlayPool`
-    (loaded with the run's existing ``pool/`` checkpoints when resuming).
+    Holds two :class:`agents.exact.BestResponse` objects, one rolling first (against the learner
+    rolling second) and one rolling second; :meth:`update` recomputes both from a live model. Until
+    the first update it plays ``optimal``. Envs playing it put the learner in exactly the states where
+    it loses most to a best response, which training against ``optimal`` alone rarely visits.
+    """
+
+    name = "exploiter"
+
+    def __init__(self) -> None:
+        self.first: BaseAgent = make_agent("optimal")
+        self.second: BaseAgent = self.first
+
+    def update(self, model: Any, ruleset: str) -> None:
+        from agents.exact import best_response
+
+        learner = ModelAgent(model)
+        self.first = best_response(learner, ruleset, seat=0)
+        self.second = best_response(learner, ruleset, seat=1)
+
+    def act(self, view: View) -> int:
+        return int(self.act_batch(ViewBatch.from_views([view]))[0])
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        first = np.asarray(batch.is_first, bool)
+        out = np.zeros(len(batch), np.int64)
+        for rows, agent in ((np.flatnonzero(first), self.first), (np.flatnonzero(~first), self.second)):
+            if rows.size:
+                out[rows] = agent.act_batch(_take(batch, rows))
+        return out
+
+
+def _take(batch: ViewBatch, rows: np.ndarray) -> ViewBatch:
+    """The rows ``rows`` of a view batch."""
+    fields = {f: getattr(batch, f)[rows] for f in batch.__dataclass_fields__ if f != "ruleset"}
+    return ViewBatch(ruleset=batch.ruleset, **fields)
+
+
+@dataclass
+class Opponents:
+    """What :func:`train.sb3_vec.make_sb3_env` and the callbacks need to set up a run's opponents."""
+
+    opponents: Any = None  # one spec for every other seat, or one per seat (no groups)
+    groups: list[Any] | None = None  # one opponents spec per env group, or None
+    pool: SelfPlayPool | None = None
+    exploiter: ExploiterAgent | None = None
+
+
+def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
+    """The opponents of a run.
+
+    Without self-play or exploiters, a single name plays every other seat and a list with one name per
+    other seat plays them clockwise after the learner; any other list splits the envs into one group
+    per name. With self-play, the envs are split into ``min(8, num_envs)`` groups of a
+    :class:`SelfPlayPool` (loaded with the run's existing ``pool/`` checkpoints when resuming). With
+    ``exploiter_frac > 0`` (2 players), that fraction of 8 groups plays an :class:`ExploiterAgent`
+    and the rest play the opponents above (drawn in turn from the list).
     """
     names = list(cfg.opponents)
+    out = Opponents()
     if cfg.self_play:
-        pool = SelfPlayPool(cfg, min(8, cfg.num_envs))
+        out.pool = SelfPlayPool(cfg, min(8, cfg.num_envs))
         saved = (run_dir / "pool").glob("step_*.zip") if run_dir is not None else []
         for path in sorted(saved, key=lambda p: int(p.stem[5:])):
-            pool.add(path)
-        pool.resample()
-        return None, list(pool.switches), pool
-    if len(names) == 1:
-        return names[0], None, None
-    if len(names) == cfg.num_players - 1:
-        return names, None, None
-    return None, names, None
+            out.pool.add(path)
+        out.pool.resample()
+        out.groups = list(out.pool.switches)
+    elif len(names) == 1 or len(names) == cfg.num_players - 1:
+        out.opponents = names[0] if len(names) == 1 else names
+    else:
+        out.groups = names
+    if cfg.exploiter_frac > 0:
+        k = min(7, max(1, round(8 * cfg.exploiter_frac)))
+        base = out.groups if out.groups is not None else [out.opponents]
+        out.exploiter = ExploiterAgent()
+        out.groups = [base[g % len(base)] for g in range(8 - k)] + [out.exploiter] * k
+    return out
+
+
+class ExploiterCallback(BaseCallback):
+    """Recompute the exploiter's best responses at the start and every ``cfg.exploiter_freq`` env steps."""
+
+    def __init__(self, cfg: TrainConfig, exploiter: ExploiterAgent) -> None:
+        super().__init__(0)
+        self.cfg = cfg
+        self.exploiter = exploiter
+        self.next_update = 0
+
+    def _on_training_start(self) -> None:
+        self.exploiter.update(self.model, self.cfg.ruleset)
+        freq = self.cfg.exploiter_freq
+        self.next_update = (self.num_timesteps // freq + 1) * freq
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_update:
+            self.exploiter.update(self.model, self.cfg.ruleset)
+            self.next_update += self.cfg.exploiter_freq
+        return True
 
 
 class SelfPlayCallback(BaseCallback):

@@ -59,6 +59,9 @@ class TrainConfig:
     self_play_pool: int = _f(5, "most recent checkpoints kept in the self-play pool")
     self_play_freq: int = _f(50_000, "env steps between checkpoints added to the self-play pool")
     self_play_prob: float = _f(0.5, "chance an episode's opponents come from the pool, not fixed bots")
+    # --- exploiters (2 players)
+    exploiter_frac: float = _f(0.0, "share of envs whose opponent is the exact best response to the learner")
+    exploiter_freq: int = _f(50_000, "env steps between recomputations of the exploiter's best responses")
     # --- PPO
     algo: str = _f("maskable_ppo", "'maskable_ppo' (sb3-contrib, masks illegal holds) or plain 'ppo'")
     total_timesteps: int = _f(200_000, "environment steps (learner decisions) to train for")
@@ -165,7 +168,7 @@ def _coerce_float(key: str, value: Any) -> float:
         out = float(value) if not isinstance(value, bool) else None
     except (TypeError, ValueError):
         out = None
-    unit = key in ("gamma", "gae_lambda", "self_play_prob")
+    unit = key in ("gamma", "gae_lambda", "self_play_prob", "exploiter_frac")
     if out is None or out != out or out < 0 or (unit and out > 1):
         raise _bad(key, value, "a number in [0, 1]" if unit else "a number >= 0")
     return out
@@ -192,6 +195,8 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     if not cfg.opponents and not cfg.self_play:
         raise _bad("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
     _check_agents("opponents", cfg.opponents)
+    if cfg.exploiter_frac > 0 and cfg.num_players != 2:
+        raise _bad("exploiter_frac", cfg.exploiter_frac, "0 unless num_players is 2 (exact best responses)")
     try:
         load_ruleset(cfg.ruleset)
     except ValueError as e:

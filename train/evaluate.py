@@ -161,6 +161,31 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
     return model_path, cfg
 
 
+def tournament(
+    model: Any, cfg: TrainConfig, games: int, seed: int, max_rounds: int | None
+) -> list[dict[str, Any]]:
+    """A duplicate-format tournament (:func:`train.tournament.run_tournament`) of the model ("ppo") and
+    the baseline bots at ``cfg``'s table size; one summary dict per agent, best rating first."""
+    from dataclasses import asdict
+
+    from .tournament import run_tournament
+
+    agents: list[Any] = [ModelAgent(model, name="ppo"), *available_bots(cfg.eval_bots)]
+    result = run_tournament(agents, players=cfg.num_players, games=games, ruleset=cfg.ruleset, seed=seed,
+                            max_rounds=max_rounds, progress=False)
+    return [asdict(a) for a in result.summary]
+
+
+def format_tournament(rows: list[dict[str, Any]]) -> str:
+    """The tournament summary as an aligned text table (95% half-widths after ±)."""
+    head = f"{'agent':<12} {'games':>6} {'win rate':>17} {'net chips given / round':>24} {'mean place':>10}"
+    lines = [head]
+    for r in rows:
+        lines.append(f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>8.3f} ± {r['win_ci']:.3f} "
+                     f"{r['per_round']:>+15.3f} ± {r['per_round_ci']:.3f} {r['mean_place']:>10.2f}")
+    return "\n".join(lines)
+
+
 def format_table(result: dict[str, float]) -> str:
     """The evaluation row as an aligned two-column text table."""
     width = max(len(k) for k in result)
@@ -171,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("target", help="a model .zip or a run directory")
     ap.add_argument("--games", type=int, default=1000, help="episodes against each baseline bot")
+    ap.add_argument("--tournament-games", type=int, default=200,
+                    help="games of the tournament against the baselines (0 = none)")
+    ap.add_argument("--max-rounds", type=int, default=200,
+                    help="truncate tournament games after this many rounds")
     ap.add_argument("--seed", type=int, default=12345, help="seed for the bot matches")
     ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
     ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
@@ -186,8 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model: {model_path}  ({cfg.env_id}, {cfg.ruleset}, {cfg.num_players} players, "
           f"{args.games} episodes per bot)")
     print(format_table(result))
+    rows = []
+    if args.tournament_games > 0:
+        rows = tournament(model, cfg, args.tournament_games, args.seed, args.max_rounds)
+        print(f"tournament: {args.tournament_games} games, {cfg.num_players} players, {cfg.ruleset}")
+        print(format_tournament(rows))
     if args.json:
-        out = {"model": str(model_path), "games": args.games, **result}
+        out = {"model": str(model_path), "games": args.games, **result, "tournament": rows}
         Path(args.json).write_text(json.dumps(out, indent=2))
     return 0
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .callbacks import EvalCallback, SelfPlayCallback, build_opponents
+from .callbacks import EvalCallback, ExploiterCallback, SelfPlayCallback, build_opponents
 from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
 from .plots import plot_eval_csv
 from .sb3_vec import SB3VecEnv, make_sb3_env
@@ -119,8 +119,8 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
     """Train (or continue training) in ``run_dir``; returns the model and the eval callback."""
     seed_everything(cfg.seed, cfg.torch_threads)
-    opponents, groups, pool = build_opponents(cfg, run_dir)
-    env = make_env(cfg, opponents, groups)
+    opp = build_opponents(cfg, run_dir)
+    env = make_env(cfg, opp.opponents, opp.groups)
     if resume:
         from .evaluate import load_model
 
@@ -132,8 +132,10 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
         model = make_model(cfg, env, run_dir)
     wall = _previous_train_seconds(run_dir) if resume else 0.0
     callbacks: list[Any] = [EvalCallback(cfg, run_dir, wall_offset=wall)]
-    if pool is not None:
-        callbacks.append(SelfPlayCallback(cfg, run_dir, pool))
+    if opp.pool is not None:
+        callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
+    if opp.exploiter is not None:
+        callbacks.append(ExploiterCallback(cfg, opp.exploiter))
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=cfg.progress_bar, tb_log_name="ppo",
