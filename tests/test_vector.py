@@ -244,3 +244,15 @@ def test_bad_input() -> None:
         assert masks.sum(1).tolist() == [2, 2]
         with pytest.raises(ValueError, match="illegal action 3"):
             vec.step(np.array([3, 3]))
+
+
+@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives", "odd"])
+def test_table_encoding_is_encode_batch(name: str) -> None:
+    for n in (2, 3, 8):
+        vec = ZanzibarVectorEnv(64, ruleset=RULESETS[name], num_players=n, opponents="random", seed=0)
+        vec.reset(seed=n)
+        rng = np.random.default_rng(n)
+        for _ in range(40):
+            rows = np.flatnonzero(~vec.passing)
+            np.testing.assert_array_equal(vec.encode_rows(rows), encode_batch(vec.view_batch(rows)))
+            vec.step(np.where(vec.action_masks()[:, 1], rng.integers(8, size=64), 7))

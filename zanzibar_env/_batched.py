@@ -17,7 +17,7 @@ import numpy as np
 from .dice import DiceSource
 from .engine import NUM_ACTIONS, STOP
 from .hands import MULTISET_INDEX, MULTISETS, THROWS
-from .observation import ViewBatch
+from .observation import MAX_EARLIER_PAYMENTS, ViewBatch
 from .rules import MAX_PLAYERS, Ruleset
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
@@ -80,6 +80,17 @@ class BatchedGame:
         self._legal = legal
         self.seats = np.arange(self.n)
         self._rot = (self.seats[:, None] + self.seats[None, :]) % self.n  # _rot[a] = seats from a, clockwise
+        self._obs_tables()
+
+    def _obs_tables(self) -> None:
+        """Observation pieces as float32 tables, each entry the float64 expression of ``encode_batch``."""
+        t, mr = self.rules.table, self.rules.max_rolls
+        top = max(t.num_ranks - 1, 1)
+        self._T_MS = np.column_stack([_MS_DICE / 6.0, t.rank_of_multiset / top]).astype(np.float32)  # 0-3
+        u, lim = np.meshgrid(np.arange(mr + 1), np.arange(mr + 1), indexing="ij")
+        self._T_ROLL = np.stack([u / mr, lim / mr, (lim - u) / mr], -1).astype(np.float32)  # 4-6: [used, lim]
+        self._T_7 = (np.arange(MAX_PLAYERS) / (MAX_PLAYERS - 1)).astype(np.float32)  # 8, 11: count / 7
+        self._T_RANK = np.concatenate([[0.0], np.arange(t.num_ranks) / top]).astype(np.float32)  # [rank + 1]
 
     def _alloc(self) -> None:
         N, n = self.num_envs, self.n
@@ -319,6 +330,32 @@ class BatchedGame:
         stacks[:, : self.n] = st
         active[:, : self.n] = st > 0 if self.lives else 1
         return stacks, active
+
+    def encode_rows(self, r: np.ndarray) -> np.ndarray:
+        """``encode_batch(view_batch(r))`` from lookup tables (identical floats; tests/test_vector.py)."""
+        o = np.empty((r.size, 33), np.float32)
+        ms, pos, n = self.ms[r], self.pos[r], self.n
+        lo, hi = self.lo_rank[r], self.hi_rank[r]
+        o[:, 0:4] = self._T_MS[ms]  # dice / 6, hand rank / best
+        o[:, 4:7] = self._T_ROLL[self.rolls[r], np.where(pos == 0, self.rules.max_rolls, self.limit[r])]
+        o[:, 7] = pos == 0
+        o[:, 8] = self._T_7[self.norder[r] - pos - 1]
+        has = lo >= 0
+        o[:, 9] = has
+        o[:, 10] = self._T_RANK[lo + 1]  # lo = -1 (none) -> 0
+        o[:, 11] = self._T_7[self.lo_count[r]]
+        o[:, 12] = self._T_RANK[hi + 1]  # hi = -1 exactly when lo = -1
+        rank = self.RANK_MS[ms]
+        o[:, 13] = np.sign(rank - lo) * has
+        o[:, 14] = np.sign(rank - hi) * has
+        o[:, 15] = self.epay[r] / MAX_EARLIER_PAYMENTS
+        st = self.stacks[r[:, None], self._rot[self.cur[r]]]
+        o[:, 16 : 16 + n] = st / self.rules.starting_stack
+        o[:, 24 : 24 + n] = st > 0 if self.lives else 1
+        o[:, 16 + n : 24] = 0
+        o[:, 24 + n : 32] = 0
+        o[:, 32] = n / MAX_PLAYERS
+        return o
 
     def view_field(self, name: str, r: np.ndarray) -> Any:
         """One :class:`ViewBatch` field for the acting players of rows ``r``."""
