@@ -60,6 +60,7 @@ class BatchedGame:
     episode: str
     reward_kind: str
     max_rounds: int | None
+    fixed_seat: int | None
     _pool: np.ndarray
     _pool_pos: int
     _sources: list[DiceSource] | None
@@ -103,7 +104,9 @@ class BatchedGame:
         self.lo_rank, self.lo_count, self.hi_rank, self.hi_seat, self.epay = z(), z(), z(), z(), z()
         self.inst = np.zeros(N, bool)  # the round ended on an instant Zanzibar
         self.term, self.trunc, self.passing = np.zeros(N, bool), np.zeros(N, bool), np.zeros(N, bool)
-        self.acc = np.zeros(N, np.float64)  # reward accrued for the next returned step
+        self.acc = np.zeros(N, np.float64)  # reward of the step being played
+        self.pend = np.zeros(N, np.float64)  # reward of new episodes before their first decision (next step)
+        self.fresh = np.zeros(N, bool)  # the row's episode began during this step (or this reset)
 
     def set_dice_sources(self, sources: list[DiceSource] | None) -> None:
         """Test hook: draw env ``i``'s dice from ``sources[i]`` in the engine's order (``None``: random)."""
@@ -220,7 +223,34 @@ class BatchedGame:
                     alive = self.stacks[cont, hs] > 0 if self.lives else np.ones(cont.size, bool)
                     self._new_round(cont, np.where(alive, hs, self._next_active(cont, hs)))
                     c = np.concatenate([c, cont])
+                ended = s[(self.term[s] | self.trunc[s]) & ~self.fresh[s]]
+                if ended.size:  # SAME_STEP autoreset: report the end, begin the next episode at once
+                    self._finish(ended)
+                    self.begin_episode(ended)
+                    c = np.concatenate([c, ended])
             t = c[self._start_turn(c)]
+
+    def _finish(self, e: np.ndarray) -> None:
+        """Record the end of the episodes of rows ``e`` (the vector env keeps final obs and infos)."""
+
+    def begin_episode(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
+        """Start a new game in rows ``r``: full stacks, a learner seat, seat 0 to roll (turn not started)."""
+        self.stacks[r] = self.rules.starting_stack
+        if seats is not None:
+            self.seat[r] = seats
+        elif self.fixed_seat is not None:
+            self.seat[r] = self.fixed_seat
+        else:
+            self.seat[r] = self.rng.integers(self.n, size=r.size)
+        self.rounds[r] = 0
+        self.term[r], self.trunc[r], self.fresh[r] = False, False, True
+        self._new_round(r, np.zeros(r.size, np.int64))
+
+    def _reward(self, s: np.ndarray, x: np.ndarray) -> None:
+        """Credit rewards: to this step, or to the next one for episodes that began in this step."""
+        fresh = self.fresh[s]
+        self.acc[s] += np.where(fresh, 0.0, x)
+        self.pend[s] += np.where(fresh, x, 0.0)
 
     # ---- settlement -----------------------------------------------------------------------------
     def _losers(self, s: np.ndarray) -> np.ndarray:
@@ -286,13 +316,13 @@ class BatchedGame:
         rows = np.arange(s.size)
         if self.reward_kind == "chips":
             tr = new[rows, seat] - st[rows, seat]
-            self.acc[s] += tr if self.lives else -tr
+            self._reward(s, tr if self.lives else -tr)
         if self.episode == "round":
             if self.reward_kind == "win":
                 active = st > 0 if self.lives else np.ones_like(losers)
                 others = (active & ~losers).sum(1)
                 win = np.where(losers[rows, seat], -1.0, 1.0 / np.maximum(others, 1))
-                self.acc[s] += np.where(losers.any(1), win, 0.0)
+                self._reward(s, np.where(losers.any(1), win, 0.0))
             self.term[s] = True
             return s[:0]
         return self._game_end(s, new, st)
@@ -313,8 +343,8 @@ class BatchedGame:
             out = np.zeros(s.size, bool)
         if self.reward_kind == "win":
             k = np.maximum(winners.sum(1), 1)
-            self.acc[s] += np.where(
-                over, np.where(winners[rows, seat], 1.0 / k, -1.0), np.where(out, -1.0, 0.0)
+            self._reward(
+                s, np.where(over, np.where(winners[rows, seat], 1.0 / k, -1.0), np.where(out, -1.0, 0.0))
             )
         term = over | out
         self.term[s] = term

@@ -100,6 +100,8 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         self._sources: list[DiceSource] | None = None
         self._no_batch: set[int] = set()
         self._has_reset = False
+        self._fobs: np.ndarray | None = None
+        self._oterm = self._otrunc = np.zeros(self.num_envs, bool)
 
     # ---- views and opponents --------------------------------------------------------------------
     def _views(self, b: ViewBatch, seats: np.ndarray) -> list[View]:
@@ -159,28 +161,32 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
             raise ValueError(f"an opponent returned illegal actions {np.unique(act).tolist()}")
         return act
 
-    def _play(self, r: np.ndarray, act: np.ndarray) -> None:
-        """Rows ``r`` are at a decision with ``act`` chosen: play on until the learner decides or the end."""
-        while r.size:
-            over = self._act(r, act)
-            self._resolve(r[over])
+    def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
+        """Rows ``r`` act with ``act`` and rows ``new`` begin their first turn; play on (bots, new
+        rounds, new episodes) until every row waits for the learner's decision or is finished."""
+        t = r[self._act(r, act)]
+        if new.size:
+            t = np.concatenate([t, new[self._start_turn(new)]])
+            r = np.concatenate([r, new])
+        while True:
+            self._resolve(t)
             r = self._opponent_rows(r)
-            act = self._opponent_actions(r)
+            if not r.size:
+                return
+            t = r[self._act(r, self._opponent_actions(r))]
 
-    def _reset_rows(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
-        self.stacks[r] = self.rules.starting_stack
-        if seats is not None:
-            self.seat[r] = seats
-        else:
-            self.seat[r] = (
-                self.fixed_seat if self.fixed_seat is not None else self.rng.integers(self.n, size=r.size)
-            )
-        self.rounds[r] = 0
-        self.term[r], self.trunc[r] = False, False
-        self._new_round(r, np.zeros(r.size, np.int64))
-        self._resolve(r[self._start_turn(r)])
-        opp = self._opponent_rows(r)
-        self._play(opp, self._opponent_actions(opp))
+    def _finish(self, e: np.ndarray) -> None:
+        if self._fobs is None:
+            N = self.num_envs
+            self._fobs = np.zeros((N, OBS_SIZE), np.float32)
+            self._frounds = np.zeros(N, np.int64)
+            self._fstacks = np.zeros((N, self.n), np.int64)
+            self._fmask = np.zeros(N, bool)
+        self._fobs[e] = self._terminal_obs(e)
+        self._frounds[e] = self.rounds[e]
+        self._fstacks[e] = self.stacks[e[:, None], self._rot[self.seat[e]]]
+        self._fmask[e] = True
+        self._oterm[e], self._otrunc[e] = self.term[e], self.trunc[e]
 
     # ---- observations ---------------------------------------------------------------------------
     def _terminal_obs(self, r: np.ndarray) -> np.ndarray:
@@ -229,8 +235,10 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
             self._np_random = self.rng
             self._pool, self._pool_pos = np.zeros(0, np.int64), 0
             U.seed_opponents(self.opponents, self.rng)
-        self.acc[:] = 0.0
-        self._reset_rows(np.arange(self.num_envs), seats)
+        self.acc[:], self.pend[:] = 0.0, 0.0
+        rows = np.arange(self.num_envs)
+        self.begin_episode(rows, seats)
+        self._play(rows[:0], rows[:0], rows)
         self.passing = self.term | self.trunc
         self._has_reset = True
         return self._observe(), self._infos()
@@ -255,33 +263,32 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         act = self._check_actions(actions)
+        self.acc, self.pend = self.pend, self.acc
+        self.pend[:] = 0.0
+        self.fresh[:] = False
+        self._fobs = None
+        self._oterm, self._otrunc = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)
+        new = np.flatnonzero(self.passing)
+        if new.size:  # episodes that ended before a decision report their end now and begin anew
+            self._finish(new)
+            self.begin_episode(new)
         go = np.flatnonzero(~self.passing)
-        self.term[go], self.trunc[go] = False, False
-        self._play(go, act[go])
-        reward = self.acc.copy()
-        self.acc[:] = 0.0
-        term, trunc = self.term.copy(), self.trunc.copy()
-        ended = np.flatnonzero(term | trunc)
-        infos = self._infos()
-        if ended.size:
-            infos.update(self._final(ended))
-            self._reset_rows(ended)
+        self._play(go, act[go], new)
         self.passing = self.term | self.trunc
-        return self._observe(), reward, term, trunc, infos
+        infos = self._infos()
+        if self._fobs is not None:
+            infos.update(self._final())
+        return self._observe(), self.acc.copy(), self._oterm, self._otrunc, infos
 
-    def _final(self, ended: np.ndarray) -> dict[str, Any]:
-        N = self.num_envs
-        mask = np.zeros(N, bool)
-        mask[ended] = True
-        final_obs = np.full(N, None, dtype=object)
-        fo = self._terminal_obs(ended)
-        for j, i in enumerate(ended):
-            final_obs[i] = fo[j]
-        stacks = np.zeros((N, self.n), np.int64)
-        stacks[ended] = self._rel(self.seat[ended], ended)[0][:, : self.n]
-        rounds = np.where(mask, self.rounds, 0)
-        info = {"rounds": rounds, "_rounds": mask, "stacks": stacks, "_stacks": mask.copy()}
-        return {"final_obs": final_obs, "_final_obs": mask, "final_info": info, "_final_info": mask.copy()}
+    def _final(self) -> dict[str, Any]:
+        assert self._fobs is not None
+        mask = self._fmask
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(mask):
+            final_obs[i] = self._fobs[i]
+        info = {"rounds": self._frounds, "_rounds": mask, "stacks": self._fstacks, "_stacks": mask.copy()}
+        m = mask.copy()
+        return {"final_obs": final_obs, "_final_obs": m, "final_info": info, "_final_info": m.copy()}
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
