@@ -9,15 +9,12 @@ hands are ranked with the ruleset's ``HandTable``. :class:`BatchedGame` is mixed
 from __future__ import annotations
 
 
-import dataclasses
-from typing import Any
-
 import numpy as np
 
 from .dice import DiceSource
 from .engine import NUM_ACTIONS, STOP
 from .hands import MULTISET_INDEX, MULTISETS, THROWS
-from .observation import MAX_EARLIER_PAYMENTS, ViewBatch
+from .observation import MAX_EARLIER_PAYMENTS
 from .rules import MAX_PLAYERS, Ruleset
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
@@ -352,15 +349,6 @@ class BatchedGame:
             self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)
         return s[~(term | self.trunc[s])]
 
-    def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stacks and active flags ``[R, 8]`` of rows ``r`` relative to seats ``a`` (padded with 0)."""
-        st = self.stacks[r[:, None], self._rot[a]]
-        stacks = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        active = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        stacks[:, : self.n] = st
-        active[:, : self.n] = st > 0 if self.lives else 1
-        return stacks, active
-
     def encode_rows(self, r: np.ndarray) -> np.ndarray:
         """``encode_batch(view_batch(r))`` from lookup tables (identical floats; tests/test_vector.py)."""
         o = np.empty((r.size, 33), np.float32)
@@ -386,53 +374,3 @@ class BatchedGame:
         o[:, 24 + n : 32] = 0
         o[:, 32] = n / MAX_PLAYERS
         return o
-
-    def view_field(self, name: str, r: np.ndarray) -> Any:
-        """One :class:`ViewBatch` field for the acting players of rows ``r``."""
-        pos = self.pos[r]
-        if name == "dice":
-            return _MS_DICE[self.ms[r]]
-        if name == "roll_limit":
-            return np.where(pos == 0, self.rules.max_rolls, self.limit[r])
-        if name == "is_first":
-            return (pos == 0).astype(np.int64)
-        if name == "players_after":
-            return self.norder[r] - pos - 1
-        if name == "num_players":
-            return np.full(r.size, self.n, np.int64)
-        if name in ("stacks", "active"):
-            return self._rel(self.cur[r], r)[name == "active"]
-        plain = {"rolls_used": self.rolls, "lowest_rank": self.lo_rank, "lowest_count": self.lo_count,
-                 "highest_rank": self.hi_rank, "earlier_payments": self.epay}
-        if name in plain:
-            return plain[name][r]
-        raise AttributeError(name)
-
-    def view_batch(self, r: np.ndarray, lazy: bool = False) -> ViewBatch:
-        """The acting players' views for rows ``r`` (each at a decision); ``lazy``: fields on first use."""
-        if lazy:
-            return LazyViewBatch(self, r)
-        stacks, active = self._rel(self.cur[r], r)
-        f = {k: self.view_field(k, r) for k in _FIELDS if k not in ("stacks", "active")}
-        return ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
-
-
-_FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "ruleset")
-
-
-class LazyViewBatch(ViewBatch):
-    """A :class:`ViewBatch` whose fields are computed on first access (a bot reads only what it needs)."""
-
-    def __init__(self, game: BatchedGame, rows: np.ndarray) -> None:  # replaces the dataclass __init__
-        self._game, self._rows = game, rows
-        self.ruleset = game.rules
-
-    def __len__(self) -> int:
-        return int(self._rows.size)
-
-    def __getattr__(self, name: str) -> Any:  # called only for fields not computed yet
-        if name.startswith("_"):
-            raise AttributeError(name)
-        value = self._game.view_field(name, self._rows)
-        setattr(self, name, value)
-        return value
