@@ -75,7 +75,7 @@ def _compare(
     rng = np.random.default_rng(7 + seat)
     faces = [rng.integers(1, 7, 60_000).tolist() for _ in range(rows)]
     kw = dict(
-        ruleset=rules, num_players=n, opponents=bot, reward=reward, episode=episode, max_rounds=40, seat=seat
+        ruleset=rules, num_players=n, opponents=bot, reward=reward, episode=episode, max_rounds=25, seat=seat
     )
     singles = [ZanzibarEnv(dice=ScriptedDice(faces[i]), **kw) for i in range(rows)]
     vec = ZanzibarVectorEnv(rows, **kw)
@@ -211,7 +211,7 @@ def test_chips_conserved_and_nonnegative() -> None:
     vec = ZanzibarVectorEnv(64, ruleset="alt_chips", num_players=5, seed=0)
     vec.reset(seed=2)
     rng = np.random.default_rng(1)
-    for _ in range(300):
+    for _ in range(150):
         vec.step(rng.integers(8, size=64))
         assert (vec.stacks.sum(1) == 100).all() and (vec.stacks >= 0).all()
 
