@@ -184,8 +184,12 @@ def test_opponents_forms_and_truncation() -> None:
     assert steps >= 1
 
 
-def test_render_ansi() -> None:
+def test_render_modes() -> None:
     env = gym.make("Zanzibar-v0", render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and text
+    env = gym.make("ZanzibarRound-v0", render_mode="rgb_array", num_players=3)
+    env.reset(seed=0)
+    frame = env.render()
+    assert isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8

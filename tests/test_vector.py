@@ -256,3 +256,12 @@ def test_table_encoding_is_encode_batch(name: str) -> None:
             rows = np.flatnonzero(~vec.passing)
             np.testing.assert_array_equal(vec.encode_rows(rows), encode_batch(vec.view_batch(rows)))
             vec.step(np.where(vec.action_masks()[:, 1], rng.integers(8, size=64), 7))
+
+
+@pytest.mark.parametrize("bot", ["greedy", "threshold", "escape", "optimal"])
+def test_agrees_with_single_env_with_registry_bots(bot: str) -> None:
+    """The registry's bots (act_batch on lazy views in the vector env, act on views in the single env)."""
+    from agents import make_agent
+
+    for ruleset in ("classic", "lives"):
+        _compare(ruleset, 3, "game", "chips", rows=4, bot=make_agent(bot), seat=1)
