@@ -192,4 +192,5 @@ def test_render_modes() -> None:
     env = gym.make("ZanzibarRound-v0", render_mode="rgb_array", num_players=3)
     env.reset(seed=0)
     frame = env.render()
-    assert isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8
+    assert isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3
+    assert frame.dtype == np.uint8
