@@ -52,6 +52,14 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
             checked += 1
             g.act(int(rng.integers(8)))
     assert checked > 300
+    env = ZanzibarEnv(ruleset=rules, num_players=4, max_rounds=30)  # the env's cached encoder
+    obs, _ = env.reset(seed=3)
+    for _ in range(400):
+        if env.game is not None and not env._ended:
+            np.testing.assert_array_equal(obs, encode(env.game.round.view()))
+        obs, _, te, tr, _ = env.step(int(rng.integers(8)))
+        if te or tr:
+            obs, _ = env.reset()
 
 
 def test_same_seed_same_trajectory() -> None:

@@ -64,6 +64,52 @@ def encode_round(rs: RoundState) -> np.ndarray:
                    len(rs.lowest), hi, rs.earlier_payments, stacks, active)  # fmt: skip
 
 
+class _RoundEncoder:
+    """``encode_round`` with cached pieces: dice and rank per multiset, roll counts per (used, limit),
+    and the seat blocks once per round (stacks only change when a round is settled)."""
+
+    def __init__(self, r: Ruleset) -> None:
+        t = r.table
+        top, mr = max(t.num_ranks - 1, 1), r.max_rolls
+        self.top = top
+        self.rank = {h.dice: h.rank for h in t.hands}
+        self.head = {h.dice: [*(d / 6.0 for d in h.dice), h.rank / top] for h in t.hands}
+        rng = range(mr + 1)
+        self.rolls = {(u, lim): [u / mr, lim / mr, (lim - u) / mr] for u in rng for lim in rng}
+        self.ruleset = r
+        self._tail_round: RoundState | None = None  # held, so its id cannot be reused
+        self._tail_seat = -1
+        self._tail: list[float] = []
+
+    def tail(self, rs: RoundState, seat: int) -> list[float]:
+        if rs is not self._tail_round or seat != self._tail_seat:
+            st, act, n = rs.stacks, rs.active, rs.num_players
+            stacks, active = st[seat:] + st[:seat], act[seat:] + act[:seat]
+            pad = [0.0] * (MAX_PLAYERS - n)
+            start = self.ruleset.starting_stack
+            self._tail = [*(x / start for x in stacks), *pad, *(float(x) for x in active), *pad]
+            self._tail.append(n / MAX_PLAYERS)
+            self._tail_round, self._tail_seat = rs, seat
+        return self._tail
+
+    def __call__(self, rs: RoundState) -> np.ndarray:
+        seat = rs.current_seat
+        assert seat is not None
+        dice, pos, top = rs.dice, rs.pos, self.top
+        rank = self.rank[dice]
+        if rs.lowest:
+            lo, hi = rs.hands[rs.lowest[0]].rank, rs.hands[rs.highest].rank  # type: ignore[index]
+            mid = [float(pos == 0), (len(rs.order) - pos - 1) / (MAX_PLAYERS - 1), 1.0, lo / top,
+                   len(rs.lowest) / (MAX_PLAYERS - 1), hi / top, float((rank > lo) - (rank < lo)),
+                   float((rank > hi) - (rank < hi)), rs.earlier_payments / MAX_EARLIER_PAYMENTS]  # fmt: skip
+        else:
+            after = (len(rs.order) - pos - 1) / (MAX_PLAYERS - 1)
+            paid = rs.earlier_payments / MAX_EARLIER_PAYMENTS
+            mid = [float(pos == 0), after, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, paid]
+        roll = self.rolls[rs.rolls_used, rs.turn_limit]
+        return np.array(self.head[dice] + roll + mid + self.tail(rs, seat), np.float32)
+
+
 class ZanzibarEnv(gym.Env[np.ndarray, int]):
     """Zanzibar for one learning agent; the other seats are played by bots inside :meth:`step`.
 
@@ -166,6 +212,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         legal[[0, STOP]] = 1
         self._legal, self._all = legal, np.ones(NUM_ACTIONS, np.int8)
         self.game: GameState | None = None
+        self._encode = _RoundEncoder(self.rules)
         self.seat = 0
         self._ended = True
         self._passing = False
@@ -296,7 +343,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             stacks = [g.stacks[(s + k) % n] for k in range(n)]
             active = [x > 0 if self.rules.stake == "lives" else True for x in stacks]
             return U.terminal_obs(stacks, active, n, self.rules)
-        return encode_round(g.round)
+        return self._encode(g.round)
 
     def _mask(self) -> np.ndarray:
         return self._all if self._passing or self._ended else self._legal
