@@ -34,7 +34,8 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
     ## Action Space
     ``MultiDiscrete([8] * num_envs)``: per env a hold mask over the sorted dice (bit ``i`` keeps die
     ``i``; 7 keeps all and stops). ``infos["action_mask"]`` and :meth:`action_masks` give ``bool[N, 8]``;
-    an illegal action raises ``ValueError``.
+    an illegal action raises ``ValueError``. An env whose episode ended before the learner's first
+    decision (see the single env) shows every action legal and ignores it on the next step.
 
     ## Observation Space
     ``Box(-1, 8, (num_envs, 33), float32)``, each row the single env's observation (see
@@ -58,7 +59,9 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
     ## Arguments
     ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
     the single env; ``episode``: ``"game"`` (``Zanzibar-v0``) or ``"round"`` (``ZanzibarRound-v0``);
-    ``seed``: seeds the generator used until ``reset(seed=...)``.
+    ``seed``: seeds the generator used until ``reset(seed=...)``. ``reset(options={"seat": seats})``
+    fixes each env's learner seat for that reset; :meth:`set_dice_sources` (tests) replays scripted
+    dice per env in the engine's order.
 
     ## Version History
     * v0: initial version.
