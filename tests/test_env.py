@@ -192,7 +192,11 @@ def test_opponents_forms_and_truncation() -> None:
     assert steps >= 1
 
 
-def test_render_modes() -> None:
+def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    env = gym.make("Zanzibar-v0", render_mode="human")
+    env.reset(seed=0)
+    env.step(7)
+    assert capsys.readouterr().out.strip()
     env = gym.make("Zanzibar-v0", render_mode="ansi")
     env.reset(seed=0)
     text = env.render()

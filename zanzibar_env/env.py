@@ -234,6 +234,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self._term = self._trunc = self._ended = False
         records = self._advance()
         self._passing = self._ended
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), self._info(records)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -249,6 +251,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             self.game.act(int(action))
             records = self._advance()
         reward, self._reward = self._reward, 0.0
+        if self.render_mode == "human":
+            self.render()
         return self._obs(), reward, self._term, self._trunc, self._info(records)
 
     def action_masks(self) -> np.ndarray:
