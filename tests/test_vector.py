@@ -95,7 +95,7 @@ def _compare(
             if te or tr:
                 episodes[i] += 1
                 # the engine starts the next round when a lives agent is out; the vector env does not
-                out = rules.stake == "lives" and e.game.stacks[seat] == 0 and not e.game.record.winners
+                out = rules.stake == "lives" and e._final_stacks[seat] == 0
                 if episodes[i] == 3 or out:
                     live[i] = False
                 else:
@@ -265,3 +265,34 @@ def test_agrees_with_single_env_with_registry_bots(bot: str) -> None:
 
     for ruleset in ("classic", "lives"):
         _compare(ruleset, 3, "game", "chips", rows=4, bot=make_agent(bot), seat=1)
+
+
+def _random_ruleset(rng: np.random.Generator) -> object:
+    """A random valid combination of ruleset options (own-hand payments keep instant 4-5-6 off)."""
+    lives = rng.random() < 0.4
+    opts: dict[str, object] = {
+        "tie_rule": str(rng.choice(["rolloff", "all"])),
+        "first_roller_sets_limit": bool(rng.random() < 0.5),
+        "holds_allowed": bool(rng.random() < 0.8),
+        "max_rolls": int(rng.integers(1, 5)),
+        "starting_stack": int(rng.integers(1, 8)),
+        "instant_zanzibar": str(rng.choice(["off", "no_loss", "worst_so_far_loses"])),
+    }
+    if lives:
+        opts["hand_ranking"] = str(rng.choice(["zanzibar_421", "zanzibar_456"]))
+        opts["lives_lost"] = int(rng.integers(1, 3))
+    else:
+        opts["payment"] = str(rng.choice(["highest_hand", "own_hand"]))
+        if opts["payment"] == "own_hand":
+            opts["instant_zanzibar"] = "off"
+    return load_ruleset("lives" if lives else "classic", **opts)
+
+
+def test_agrees_on_random_rulesets() -> None:
+    """Exact agreement on 40 random option combinations, table sizes, seats, episodes and rewards."""
+    rng = np.random.default_rng(2024)
+    for _ in range(40):
+        rules = _random_ruleset(rng)
+        n = int(rng.integers(2, 9))
+        ep, rw = str(rng.choice(["game", "round"])), str(rng.choice(["chips", "win"]))
+        _compare(rules, n, ep, rw, rows=3, bot=ObsBot(), seat=int(rng.integers(n)))

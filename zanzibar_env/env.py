@@ -231,6 +231,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         cap = 1 if self.episode == "round" else self.max_rounds
         self.game = GameState(self.rules, self.n, self._dice, 0, cap)
         self._seen, self._reward = 0, 0.0
+        self._final_stacks: list[int] = []
         self._term = self._trunc = self._ended = False
         records = self._advance()
         self._passing = self._ended
@@ -312,39 +313,45 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             g.act(opps[(s - seat) % n - 1].act(g.round.view()))
 
     def _collect(self) -> list[RoundRecord]:
+        """Score the rounds that ended since the last call, one by one, up to the episode's end."""
         g = self.game
         assert g is not None
-        new = g.record.rounds[self._seen :]
-        self._seen = len(g.record.rounds)
+        rounds, new = g.record.rounds, []
+        while self._seen < len(rounds) and not self._ended:
+            rec = rounds[self._seen]
+            self._seen += 1
+            new.append(rec)
+            self._score(rec, last=self._seen == len(rounds))
+        return new
+
+    def _score(self, rec: RoundRecord, last: bool) -> None:
+        g, seat, win = self.game, self.seat, self.reward_kind == "win"
+        assert g is not None
         lives = self.rules.stake == "lives"
-        for rec in new:
-            if self.reward_kind == "chips":
-                tr = rec.transfers[self.seat]
-                self._reward += tr if lives else -tr
-        last = new[-1]
+        if not win:
+            self._reward += rec.transfers[seat] if lives else -rec.transfers[seat]
         if self.episode == "round":
-            if self.reward_kind == "win":
-                active = [s > 0 if lives else True for s in last.stacks_before]
-                self._reward += U.round_win_reward(last.losers, active, self.seat)
             self._term = True
-        elif g.record.winners:
+            if win:
+                active = [s > 0 if lives else True for s in rec.stacks_before]
+                self._reward += U.round_win_reward(rec.losers, active, seat)
+        elif last and g.record.winners:
             self._term = True
-            if self.reward_kind == "win":
-                self._reward += U.win_reward(g.record.winners, self.seat)
-        elif lives and g.stacks[self.seat] == 0:
+            self._reward += U.win_reward(g.record.winners, seat) if win else 0.0
+        elif lives and rec.stacks_after[seat] == 0:  # out of lives while others play on
             self._term = True
-            self._reward -= 1.0 if self.reward_kind == "win" else 0.0
-        elif g.record.truncated:
+            self._reward -= 1.0 if win else 0.0
+        elif last and g.record.truncated:
             self._trunc = True
         self._ended = self._term or self._trunc
-        return new
+        self._final_stacks = rec.stacks_after
 
     def _obs(self) -> np.ndarray:
         g = self.game
         assert g is not None
         if self._ended:
-            n, s = self.n, self.seat
-            stacks = [g.stacks[(s + k) % n] for k in range(n)]
+            n, s, st = self.n, self.seat, self._final_stacks
+            stacks = [st[(s + k) % n] for k in range(n)]
             active = [x > 0 if self.rules.stake == "lives" else True for x in stacks]
             return U.terminal_obs(stacks, active, n, self.rules)
         return self._encode(g.round)
