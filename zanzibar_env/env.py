@@ -1,4 +1,25 @@
-"""The single-agent Gymnasium env: one learner against bots, over the pure rules engine (``GameState``)."""
+"""The single-agent Gymnasium env: one learner against bots, over the pure rules engine (``GameState``).
+
+Use it in research code (a random agent that respects the action mask)::
+
+    import gymnasium as gym
+    import numpy as np
+    import zanzibar_env  # registers Zanzibar-v0 and ZanzibarRound-v0
+
+    env = gym.make("Zanzibar-v0", ruleset="classic", num_players=3, opponents="greedy")
+    obs, info = env.reset(seed=0)
+    rng, done, ret = np.random.default_rng(0), False, 0.0
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        ret, done = ret + reward, terminated or truncated
+
+The batched twin (``SAME_STEP`` autoreset, opponents batched)::
+
+    envs = gym.make_vec("Zanzibar-v0", num_envs=4096, vectorization_mode="vector_entry_point")
+    obs, infos = envs.reset(seed=0)
+    obs, rewards, terms, truncs, infos = envs.step(np.full(4096, 7))  # everyone stops
+"""
 
 from __future__ import annotations
 
