@@ -93,7 +93,7 @@ def _classic_with(**changes: Any) -> dict[str, Any]:
         ({"payments": {"points": 1}}, r"'payments' must have exactly the keys"),
         ({"payments": [1, 2, 3, 4]}, r"'payments' must be a mapping"),
         ({"payments": {"points": -1, "one_two_three": 2, "three_of_a_kind": 3, "zanzibar": 4}},
-         r"'payments\.points' must be an integer in 0\.\.100"),
+         r"'payments\.points' must be an integer in 0\.\.10"),
         ({"one_points": 1001}, r"'one_points'"),
         ({"lives_lost": 0}, r"'lives_lost'"),
         ({"stake": "lives"}, r"'payment' must be 'one_life' exactly when 'stake' is 'lives'"),
@@ -144,3 +144,9 @@ def test_bad_override_raises() -> None:
 def test_own_hand_payment_rejects_worst_so_far_loses() -> None:
     with pytest.raises(ValueError, match="worst_so_far_loses"):
         zz.load_ruleset("alt_chips", instant_zanzibar="worst_so_far_loses")
+
+
+def test_payment_above_ten_is_rejected() -> None:
+    pays = {"points": 1, "one_two_three": 2, "three_of_a_kind": 3, "zanzibar": 11}
+    with pytest.raises(ValueError, match=r"payments\.zanzibar"):
+        zz.load_ruleset("classic", payments=pays)

@@ -136,9 +136,9 @@ def _validate(r: Ruleset) -> None:
             f"option 'payments' must have exactly the keys {list(_CHIP_CATEGORIES)}, got {sorted(r.payments)}"
         )
     for cat, n in r.payments.items():
-        _check_type(f"payments.{cat}", n, int, "an integer in 0..100")
-        if not 0 <= n <= 100:
-            raise ValueError(f"option 'payments.{cat}' must be an integer in 0..100, got {n!r}")
+        _check_type(f"payments.{cat}", n, int, "an integer in 0..10")
+        if not 0 <= n <= 10:
+            raise ValueError(f"option 'payments.{cat}' must be an integer in 0..10, got {n!r}")
     if (r.stake == "lives") != (r.payment == "one_life"):
         raise ValueError("option 'payment' must be 'one_life' exactly when 'stake' is 'lives'")
     if r.payment == "own_hand" and r.instant_zanzibar == "worst_so_far_loses":
