@@ -104,6 +104,25 @@ class EvalCallback(BaseCallback):
             writer.writerow(row)
 
 
+class EntropyScheduleCallback(BaseCallback):
+    """Decay ``model.ent_coef`` linearly from ``cfg.ent_coef`` to 0 over ``cfg.total_timesteps``.
+
+    A large early entropy bonus keeps the policy from collapsing onto "stop at once" (a safe but
+    poor first-seat strategy) before it has learnt which dice to hold; the decay lets it become exact.
+    """
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        super().__init__(0)
+        self.cfg = cfg
+
+    def _on_rollout_start(self) -> None:
+        left = max(0.0, 1.0 - self.num_timesteps / self.cfg.total_timesteps)
+        self.model.ent_coef = self.cfg.ent_coef * left
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class SwitchAgent(BaseAgent):
     """Plays as whichever member agent it currently holds; :class:`SelfPlayPool` swaps the member."""
 

@@ -28,7 +28,9 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "algo": ("maskable_ppo", "ppo"),
     "device": ("cpu", "cuda", "auto"),
     "lr_schedule": ("constant", "linear"),
+    "ent_schedule": ("constant", "linear"),
     "activation": ("tanh", "relu"),
+    "features": ("onehot", "raw"),
 }
 
 
@@ -74,13 +76,15 @@ class TrainConfig:
     gamma: float = _f(1.0, "discount factor")
     gae_lambda: float = _f(0.95, "GAE lambda")
     clip_range: float = _f(0.2, "PPO clipping parameter")
-    ent_coef: float = _f(0.0, "entropy bonus coefficient")
+    ent_coef: float = _f(0.0, "entropy bonus coefficient (the start value with a linear schedule)")
+    ent_schedule: str = _f("constant", "entropy-coefficient schedule: 'constant' or 'linear' decay to 0")
     vf_coef: float = _f(0.5, "value-loss coefficient")
     max_grad_norm: float = _f(0.5, "gradient-norm clip")
     net_arch: list[int] = field(
         default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the policy and value MLPs"}
     )
     activation: str = _f("tanh", "hidden activation: 'tanh' or 'relu'")
+    features: str = _f("raw", "policy input: 'raw' observation or 'onehot' (plus one-hot dice/ranks)")
     # --- evaluation
     eval_freq: int = _f(50_000, "env steps between evaluations (0 = only at the end)")
     eval_games: int = _f(200, "episodes against each baseline bot per evaluation")

@@ -186,6 +186,40 @@ def format_tournament(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path) -> None:
+    """Copy ``model_path`` to ``out`` and write ``out.json``: how it was made and its measured figures."""
+    import shutil
+
+    run_dir = model_path.parent
+    run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
+    rows = _eval_rows(run_dir / "eval.csv")
+    same = [r for r in rows if r.get("exploit_mean") == result.get("exploit_mean")]
+    steps = same[0] if same else rows[-1] if rows else {}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(model_path, out)
+    meta = {
+        "command": run.get("command", "unknown"), "seed": cfg.seed,
+        "git_commit": run.get("git_commit", "unknown"),
+        "source": f"{run_dir.name}/{model_path.name}", "timesteps": int(steps.get("timesteps", 0)),
+        "train_seconds": steps.get("train_seconds"), "size_bytes": out.stat().st_size,
+        "exploitability": {k: result[f"exploit_{k}"] for k in ("first", "second", "mean")
+                           if f"exploit_{k}" in result},
+        "value_vs_optimal": {"first": result.get("value_first_vs_optimal"),
+                             "second": result.get("value_second_vs_optimal")},
+        "units": "chips per round (exact, 2-player classic round)", "config": cfg.to_dict(),
+    }
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def _eval_rows(path: Path) -> list[dict[str, float]]:
+    import csv
+
+    if not path.is_file():
+        return []
+    with path.open() as fh:
+        return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+
+
 def format_table(result: dict[str, float]) -> str:
     """The evaluation row as an aligned two-column text table."""
     width = max(len(k) for k in result)
@@ -204,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
     ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
     ap.add_argument("--json", help="write the figures as JSON to this path")
+    ap.add_argument("--export", metavar="ZIP",
+                    help="copy the model here with a JSON of its provenance and figures")
     args = ap.parse_args(argv)
     try:
         model_path, cfg = resolve(args.target, args.best)
@@ -223,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         out = {"model": str(model_path), "games": args.games, **result, "tournament": rows}
         Path(args.json).write_text(json.dumps(out, indent=2))
+    if args.export:
+        export(model_path, cfg, result, Path(args.export))
+        print(f"exported to {args.export} (+ .json)")
     return 0
 
 

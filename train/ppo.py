@@ -22,7 +22,10 @@ ends by printing the exact exploitability (best-response gain per round) in each
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,8 +34,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from .callbacks import EvalCallback, ExploiterCallback, SelfPlayCallback, build_opponents
+from zanzibar_env.rules import load_ruleset
+
+from .callbacks import (
+    EntropyScheduleCallback,
+    EvalCallback,
+    ExploiterCallback,
+    SelfPlayCallback,
+    build_opponents,
+)
 from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
+from .features import ZanzibarFeatures
 from .plots import plot_eval_csv
 from .sb3_vec import SB3VecEnv, make_sb3_env
 
@@ -76,12 +88,18 @@ def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
         lr = _linear(cfg.learning_rate)
     algo = MaskablePPO if cfg.algo == "maskable_ppo" else PPO
     activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
+    policy_kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                                     "activation_fn": activation}
+    if cfg.features == "onehot":
+        rules = load_ruleset(cfg.ruleset)
+        policy_kwargs["features_extractor_class"] = ZanzibarFeatures
+        policy_kwargs["features_extractor_kwargs"] = {"num_ranks": rules.table.num_ranks,
+                                                      "max_rolls": rules.max_rolls}
     return algo(
         "MlpPolicy", env, learning_rate=lr, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
-        policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                       "activation_fn": activation},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb") if cfg.tensorboard else None,
         seed=cfg.seed, device=cfg.device, verbose=0,
     )
@@ -94,14 +112,34 @@ def _linear(start: float) -> Any:
     return schedule
 
 
-def new_run(cfg: TrainConfig) -> Path:
+def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
     """Create ``<runs_dir>/<env-id>__<exp-name>__<seed>__<unix-time>/`` and save the resolved config."""
     run_dir = Path(cfg.runs_dir) / f"{cfg.run_name_prefix}__{int(time.time())}"
     while run_dir.exists():  # two runs in the same second
         run_dir = run_dir.with_name(run_dir.name + "_")
     run_dir.mkdir(parents=True)
     save_config(cfg, run_dir / "config.yaml")
+    meta = {"command": command_line(argv), "git_commit": git_commit(), "started_unix": int(time.time())}
+    (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
     return run_dir
+
+
+def command_line(argv: list[str]) -> str:
+    """``python -m train.ppo ARGS`` for the arguments ``argv`` (shell-quoted)."""
+    return " ".join(["python -m train.ppo", *(shlex.quote(a) for a in argv)])
+
+
+def git_commit() -> str:
+    """The repository's HEAD commit (with ``-dirty`` if tracked files differ), or ``unknown``."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "train", "configs", "zanzibar_env",
+                                "agents"], cwd=root).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty else "")
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
@@ -136,6 +174,8 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
         callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
     if opp.exploiter is not None:
         callbacks.append(ExploiterCallback(cfg, opp.exploiter))
+    if cfg.ent_schedule == "linear":
+        callbacks.append(EntropyScheduleCallback(cfg))
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callbacks, progress_bar=cfg.progress_bar, tb_log_name="ppo",
@@ -181,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = resume_config(run_dir, args.overrides)
         else:
             cfg = load_config(args.config, args.overrides)
-            run_dir = new_run(cfg)
+            run_dir = new_run(cfg, list(sys.argv[1:] if argv is None else argv))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
