@@ -16,14 +16,17 @@ class RandomAgent(BaseAgent):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.seed(seed)
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        self._masks: list[int] = []  # buffered draws of rng.integers(8): the same sequence, faster
 
     def act(self, view: View) -> int:
         if view.ruleset.holds_allowed:
-            return int(self.rng.integers(8))
+            if not self._masks:
+                self._masks = self.rng.integers(8, size=256).tolist()[::-1]
+            return self._masks.pop()
         return STOP if self.rng.random() < 0.5 else 0
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:

@@ -67,17 +67,32 @@ def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> 
     return mask
 
 
+def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) -> None:
+    """Raise ``ValueError`` unless a round can start from these stacks and this seat."""
+    n = len(stacks)
+    if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in stacks):
+        raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
+    if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
+        raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
+    if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
+        raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
+
+
 class RoundState:
     """One round in progress. Create it, then call :meth:`act` while :attr:`current_seat` is set."""
 
-    def __init__(self, ruleset: Ruleset, stacks: list[int], starting_seat: int, dice: DiceSource) -> None:
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        stacks: list[int],
+        starting_seat: int,
+        dice: DiceSource,
+        *,
+        validate: bool = True,
+    ) -> None:
         n = len(stacks)
-        if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in stacks):
-            raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
-        if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
-            raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
-        if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
-            raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
+        if validate:  # GameState passes validate=False for the rounds it starts itself
+            _check_round_start(ruleset, stacks, starting_seat)
         self.ruleset = ruleset
         self.table = ruleset.table
         self.source = dice
@@ -89,6 +104,8 @@ class RoundState:
         self.roll_limit = ruleset.max_rolls
         self._legal = tuple(range(NUM_ACTIONS)) if ruleset.holds_allowed else (0, STOP)
         self._instant = ruleset.instant_zanzibar != "off"
+        self._own_hand = ruleset.payment == "own_hand"
+        self._sets_limit = ruleset.first_roller_sets_limit
         self.pos = 0
         self.hands: dict[int, Hand] = {}
         self.lowest: list[int] = []  # seats sharing the lowest hand so far
@@ -168,11 +185,10 @@ class RoundState:
         new = self.source.roll(3 - len(keep))
         self.record.dice_drawn.extend(new)
         a, b, c = sorted((*keep, *new))
-        self.dice = (a, b, c)
+        self.dice = dice = (a, b, c)
         self.rolls_used += 1
-        assert self._turn is not None
-        self._turn.rolls.append(list(self.dice))
-        instant = self._instant and self._hand(self.dice).category == "zanzibar"
+        self._turn.rolls.append([a, b, c])  # type: ignore[union-attr]
+        instant = self._instant and self._hand(dice).category == "zanzibar"
         if instant or self.rolls_used >= (self.ruleset.max_rolls if self.pos == 0 else self.roll_limit):
             self._end_turn()
 
@@ -190,9 +206,9 @@ class RoundState:
             self.lowest.append(seat)
         if self.highest is None or rank > self.hands[self.highest].rank:
             self.highest = seat
-        if self.ruleset.payment == "own_hand":
+        if self._own_hand:
             self.earlier_payments += self.ruleset.payment_of(hand.category)
-        if self.pos == 0 and self.ruleset.first_roller_sets_limit:
+        if self.pos == 0 and self._sets_limit:
             self.roll_limit = self.rolls_used
         self.pos += 1
         if self._instant and hand.category == "zanzibar":

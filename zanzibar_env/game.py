@@ -113,7 +113,8 @@ class GameState:
             elif self.max_rounds is not None and len(self.record.rounds) >= self.max_rounds:
                 self.record.truncated = True
             else:
-                self.round = RoundState(self.ruleset, self.stacks, self._next_starter(rec), self.source)
+                starter = self._next_starter(rec)
+                self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
         if self.ruleset.stake == "chips":
