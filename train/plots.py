@@ -60,7 +60,7 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("env steps (learner decisions)")
     ax.set_ylabel("mean return per episode (chips)")
-    ax.set_title("greedy policy vs baseline bots (shaded: 95% interval)")
+    ax.set_title("learner (deterministic policy) vs baseline bots, shaded: 95% interval")
     if bots:
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
