@@ -1,7 +1,8 @@
 """The learning-curve PNG of a run, drawn from its ``eval.csv``.
 
-Top panel (2-player runs): exact exploitability per seat and mean, in chips per round, against
-training wall time (seconds, evaluation excluded), with the env steps on a second axis. Bottom panel:
+Top panel (2-player runs): exact exploitability per seat and mean, in chips per round on a log axis
+(values below 1e-4, e.g. an exact 0, are drawn at 1e-4), against training wall time (seconds,
+evaluation excluded), with the env steps on a second axis. Bottom panel:
 mean return per episode against each baseline bot, with 95% confidence bands, against env steps.
 """
 
@@ -15,6 +16,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+
+FLOOR = 1e-4  # chips per round: the bottom of the exploitability axis
 
 
 def read_eval_csv(path: str | Path) -> dict[str, list[float]]:
@@ -40,9 +44,11 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
         secs = cols["train_seconds"]
         for key, label in (("exploit_first", "seat 1 (rolls first)"), ("exploit_second", "seat 2"),
                            ("exploit_mean", "mean over seats")):
-            ax.plot(secs, cols[key], marker="o", ms=3, label=label, lw=2 if key == "exploit_mean" else 1)
+            values = [max(v, FLOOR) for v in cols[key]]  # exact zeros drawn at the floor of the log axis
+            ax.plot(secs, values, marker="o", ms=3, label=label, lw=2 if key == "exploit_mean" else 1)
         ax.axhline(0.01, color="grey", ls="--", lw=1, label="target 0.01")
-        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=FLOOR)
         ax.set_xlabel("training wall time (s, evaluation excluded)")
         ax.set_ylabel("exploitability (chips / round)")
         ax.set_title("exact best-response gain against the learner")
