@@ -1,12 +1,13 @@
 """Training speed: env steps per second of the default PPO setup, beside plain SB3 PPO on CartPole-v1.
 
-Both runs use the same PPO hyper-parameters (those of the default config: ``n_steps``, ``batch_size``,
-``n_epochs``, ``num_envs``, network), the same algorithm class, one torch thread, and the same fixed
-budget of env steps; SB3's overhead (rollout collection, GAE, gradient steps) is included in both.
-Zanzibar runs the default training env (``configs/ppo_classic_2p.yaml``: the batched vector env through
-:class:`train.sb3_vec.SB3VecEnv`, opponent ``optimal``) and MaskablePPO; CartPole-v1 runs SB3's
-``make_vec_env`` (a ``DummyVecEnv`` of Gymnasium envs) and plain PPO, with MaskablePPO also timed on
-Zanzibar's side for comparison. Evaluation, TensorBoard and the progress bar are off.
+Zanzibar runs the default training setup exactly as ``python -m train.ppo`` builds it
+(``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`train.sb3_vec.SB3VecEnv`
+against ``optimal`` and the exploiter, MaskablePPO with the one-hot features extractor), once more with
+plain PPO. CartPole-v1 runs SB3's ``make_vec_env`` (a ``DummyVecEnv`` of ``num_envs`` Gymnasium envs)
+with plain PPO and the same ``n_steps``, ``batch_size``, ``n_epochs``, network and learning rate
+(its plain 4-float observation needs no features extractor). One torch thread each, the same fixed
+budget of env steps, SB3's overhead (rollout collection, GAE, gradient steps) included in both;
+evaluation, TensorBoard and the progress bar are off.
 
 Run: ``python -m benchmarks.train_speed [--steps 100000] [--config PATH] [--set key=value ...]``
 """
@@ -14,7 +15,9 @@ Run: ``python -m benchmarks.train_speed [--steps 100000] [--config PATH] [--set 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -23,7 +26,7 @@ from stable_baselines3.common.env_util import make_vec_env
 
 from train.callbacks import build_opponents
 from train.config import TrainConfig, load_config
-from train.ppo import make_env, seed_everything
+from train.ppo import make_env, make_model, seed_everything
 
 
 def _ppo_kwargs(cfg: TrainConfig) -> dict[str, Any]:
@@ -46,13 +49,13 @@ def _time_learn(model: Any, steps: int) -> float:
 
 
 def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> float:
-    from sb3_contrib import MaskablePPO
-
+    """Env steps/s of the default training setup: :func:`train.ppo.make_model` on the training env
+    (opponents as configured; exploiters, if any, play ``optimal`` as before their first update)."""
     seed_everything(cfg.seed, cfg.torch_threads)
-    opp = build_opponents(cfg, run_dir=None)
-    env = make_env(cfg, opp.opponents, opp.groups)
-    cls = MaskablePPO if algo == "maskable_ppo" else PPO
-    model = cls("MlpPolicy", env, **_ppo_kwargs(cfg))
+    run_cfg = dataclasses.replace(cfg, algo=algo, tensorboard=False)
+    opp = build_opponents(run_cfg, run_dir=None)
+    env = make_env(run_cfg, opp.opponents, opp.groups)
+    model = make_model(run_cfg, env, Path("."))
     speed = _time_learn(model, steps)
     env.close()
     return speed

@@ -149,7 +149,8 @@ def make_sb3_env(
 
     ``opponents`` goes to :class:`zanzibar_env.vector.ZanzibarVectorEnv` (one spec for every other
     seat, or one per seat). With ``groups`` (a list of opponents specs) the ``num_envs`` envs are split
-    evenly into one vector env per group instead, each playing its own opponents.
+    evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
+    spec object share one vector env (fewer, larger batches).
     """
     from zanzibar_env.vector import ZanzibarVectorEnv
 
@@ -160,11 +161,17 @@ def make_sb3_env(
     if len(specs) > num_envs:
         raise ValueError(f"num_envs={num_envs} is smaller than the {len(specs)} opponent groups")
     sizes = [num_envs // len(specs) + (g < num_envs % len(specs)) for g in range(len(specs))]
+    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents share one vector env
+    for spec, size in zip(specs, sizes, strict=True):
+        if merged and merged[-1][0] is spec:
+            merged[-1] = (spec, merged[-1][1] + size)
+        else:
+            merged.append((spec, size))
     venvs = [
         ZanzibarVectorEnv(
             size, ruleset=ruleset, num_players=num_players, opponents=spec, seat=seat, reward=reward,
             episode=episodes[env_id], max_rounds=max_rounds, seed=None if seed is None else seed + 7919 * g,
         )
-        for g, (size, spec) in enumerate(zip(sizes, specs, strict=True))
+        for g, (spec, size) in enumerate(merged)
     ]
     return SB3VecEnv(venvs)
