@@ -107,11 +107,12 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
                        opponents=make_agent(bot, seed=seed + 1), seat=cfg.seat, reward=cfg.reward,
                        max_rounds=cfg.max_rounds, seed=seed)
     env.seed(seed)
-    obs = env.reset()
+    obs = np.asarray(env.reset())
     returns: list[float] = []
     done_count = np.zeros(n, np.int64)
     while (done_count < quota).any():
-        obs, _, dones, infos = env.step(predict(model, obs, env.action_masks()))
+        step_obs, _, dones, infos = env.step(predict(model, obs, env.action_masks()))
+        obs = np.asarray(step_obs)
         for i in np.flatnonzero(dones):
             if done_count[i] < quota[i]:
                 returns.append(infos[i]["episode"]["r"])

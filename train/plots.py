@@ -9,8 +9,10 @@ mean return per episode against each baseline bot, with 95% confidence bands, ag
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -76,7 +78,7 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
     return Path(png_path)
 
 
-def _interp(xs: list[float], ys: list[float]):  # type: ignore[no-untyped-def]
+def _interp(xs: list[float], ys: list[float]) -> Callable[[Any], Any]:
     """A monotone piecewise-linear map xs -> ys for a secondary axis."""
     import numpy as np
 

@@ -88,7 +88,8 @@ class SB3VecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal-action masks ``bool[num_envs, 8]`` for the current observations."""
-        return np.concatenate([np.asarray(v.action_masks(), bool) for v in self.venvs])  # type: ignore[attr-defined]
+        masks = [v.action_masks() for v in self.venvs]  # type: ignore[attr-defined]
+        return np.concatenate(masks).astype(bool, copy=False)
 
     def close(self) -> None:
         for v in self.venvs:
