@@ -46,6 +46,13 @@ def check_seat(seat: Any, n: int) -> int | None:
     return int(seat)
 
 
+def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
+    """``render_mode`` if it is ``None`` or one of ``modes``, else ``ValueError``."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+    return render_mode
+
+
 def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
     """The round cap: ``max_rounds`` if given (a positive int), else the ruleset's own (maybe ``None``)."""
     if max_rounds is None:

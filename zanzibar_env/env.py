@@ -218,11 +218,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.rules: Ruleset
         self.rules, self.n, self.fixed_seat = U.check_common(ruleset, num_players, seat, reward, episode)
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
         self.observation_space = U.observation_space()

@@ -81,11 +81,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         super().__init__()
         self.rules, self.n, _ = U.check_common(ruleset, num_players, "random", reward, episode)
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        self.render_mode = render_mode
+        self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
         self.possible_agents = [f"player_{i}" for i in range(self.n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
