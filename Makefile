@@ -32,6 +32,9 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.env_speed
+	$(BIN)/python -m benchmarks.solver_speed
+	$(BIN)/python -m benchmarks.tournament_speed
+	$(BIN)/python -m benchmarks.train_speed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -162,7 +162,7 @@ class OptimalAgent(BaseAgent):
         live = (batch.players_after >= 0) & (batch.rolls_used >= 1) & (batch.rolls_used < batch.roll_limit)
         for n in np.unique(n_act[live]):
             sel = np.flatnonzero(live & (n_act == n))
-            t = self.tables(batch.ruleset, int(n))
+            t = self._cached(batch.ruleset, int(n))
             q, key = batch_states(t.spec, batch)
             if (q[sel] < 0).any():
                 raise ValueError(f"players_after out of range for {n} active players")
@@ -188,11 +188,15 @@ class OptimalAgent(BaseAgent):
 
     def _tables_for_view(self, view: View) -> Solved:
         n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
-        entry = self._by_ruleset.get(id(view.ruleset))
-        if entry is None or entry[0] is not view.ruleset:
-            entry = self._by_ruleset[id(view.ruleset)] = (view.ruleset, {})
+        return self._cached(view.ruleset, n)
+
+    def _cached(self, ruleset: Ruleset, n: int) -> Solved:
+        """:meth:`tables`, memoised per ruleset object (no re-hashing of the options on the hot path)."""
+        entry = self._by_ruleset.get(id(ruleset))
+        if entry is None or entry[0] is not ruleset:
+            entry = self._by_ruleset[id(ruleset)] = (ruleset, {})
         if n not in entry[1]:
-            entry[1][n] = self.tables(view.ruleset, n)
+            entry[1][n] = self.tables(ruleset, n)
         return entry[1][n]
 
     def evaluate(self, view: View) -> dict[int, float]:
