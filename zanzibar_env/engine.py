@@ -114,6 +114,7 @@ class RoundState:
         self.current_seat: int | None = None
         self.dice: tuple[int, int, int] = (0, 0, 0)
         self.rolls_used = 0
+        self._turn_limit = ruleset.max_rolls
         self._turn: TurnRecord | None = None
         self._start_turn()
 
@@ -124,8 +125,8 @@ class RoundState:
 
     @property
     def turn_limit(self) -> int:
-        """Rolls the current player may use."""
-        return self.ruleset.max_rolls if self.pos == 0 else self.roll_limit
+        """Rolls the current player may use (the first roller: ``max_rolls``; later: ``roll_limit``)."""
+        return self._turn_limit
 
     def legal_actions(self) -> list[int]:
         """Legal hold masks now: all 8, or only re-throw all (0) and stop (7) without holds."""
@@ -137,13 +138,12 @@ class RoundState:
         n = self.num_players
         lo = self.hands[self.lowest[0]] if self.lowest else None
         hi = self.hands[self.highest] if self.highest is not None else None
-        return View(
-            ruleset=self.ruleset, seat=seat, num_players=n, dice=self.dice, rolls_used=self.rolls_used,
-            roll_limit=self.turn_limit, is_first=self.pos == 0, players_after=len(self.order) - self.pos - 1,
-            lowest=lo, lowest_count=len(self.lowest), highest=hi, earlier_payments=self.earlier_payments,
-            stacks=(*self.stacks[seat:], *self.stacks[:seat]),
-            active=(*self.active[seat:], *self.active[:seat]),
-        )
+        pos = self.pos
+        return View(  # positional, in field order: the hot path of every bot decision
+            self.ruleset, seat, n, self.dice, self.rolls_used, self._turn_limit, pos == 0,
+            len(self.order) - pos - 1, lo, len(self.lowest), hi, self.earlier_payments,
+            (*self.stacks[seat:], *self.stacks[:seat]), (*self.active[seat:], *self.active[:seat]),
+        )  # fmt: skip
 
     def act(self, action: int) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
@@ -178,6 +178,7 @@ class RoundState:
     def _start_turn(self) -> None:
         self.current_seat = self.order[self.pos]
         self._turn = TurnRecord(seat=self.current_seat)
+        self._turn_limit = self.ruleset.max_rolls if self.pos == 0 else self.roll_limit
         self.rolls_used = 0
         self._roll(())
 
@@ -189,7 +190,7 @@ class RoundState:
         self.rolls_used += 1
         self._turn.rolls.append([a, b, c])  # type: ignore[union-attr]
         instant = self._instant and self._hand(dice).category == "zanzibar"
-        if instant or self.rolls_used >= (self.ruleset.max_rolls if self.pos == 0 else self.roll_limit):
+        if instant or self.rolls_used >= self._turn_limit:
             self._end_turn()
 
     def _end_turn(self) -> None:

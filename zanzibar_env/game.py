@@ -95,10 +95,12 @@ class GameState:
         return [] if self.done else self.round.legal_actions()
 
     def act(self, action: int) -> None:
-        if self.done:
+        rnd = self.round
+        if rnd.current_seat is None:  # a live game always has a round waiting for a decision
             raise RuntimeError("the game is over; start a new game")
-        self.round.act(action)
-        self._advance()
+        rnd.act(action)
+        if rnd.current_seat is None:
+            self._advance()
 
     def _advance(self) -> None:
         """Close finished rounds and start new ones until a decision is needed or the game ends."""
