@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class TurnRecord:
     """One player's turn: each roll's dice (sorted), the action after each decision, the final hand."""
 
@@ -20,7 +20,7 @@ class TurnRecord:
     rank: int = -1
 
 
-@dataclass
+@dataclass(slots=True)
 class RoundRecord:
     """One round: who rolled what, the roll-offs, who lost, the transfers and the stacks after."""
 
@@ -49,7 +49,7 @@ class RoundRecord:
         return cls(**d)
 
 
-@dataclass
+@dataclass(slots=True)
 class GameRecord:
     """A whole game: the ruleset options, the rounds, the final stacks and the winners."""
 
