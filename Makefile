@@ -21,6 +21,7 @@ train: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy zanzibar_env agents
 	$(BIN)/python -m pytest -n 2
 

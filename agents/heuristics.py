@@ -63,8 +63,9 @@ def _choose(values: np.ndarray, tiebreak: np.ndarray, masks: np.ndarray) -> np.n
     v = values[masks]
     best = v.max(axis=0)
     tied = v >= best - _TIE_TOL
-    key = np.where(tied, tiebreak[masks] + np.where(masks == STOP, 1e6, 0.0).reshape(-1, *[1] * (v.ndim - 1)),
-                   -np.inf)
+    key = np.where(
+        tied, tiebreak[masks] + np.where(masks == STOP, 1e6, 0.0).reshape(-1, *[1] * (v.ndim - 1)), -np.inf
+    )
     return masks[np.argmax(key, axis=0)].astype(np.int64)
 
 

@@ -163,9 +163,7 @@ def _timed(run: Callable[[int], object], k: int, seconds: float) -> tuple[int, f
             return calls, elapsed
 
 
-def rounds_per_second(
-    runs: list[Callable[[int], object]], seconds: float, slices: int = 8
-) -> list[float]:
+def rounds_per_second(runs: list[Callable[[int], object]], seconds: float, slices: int = 8) -> list[float]:
     """Rounds per second of each runner, measured in ``slices`` interleaved slices of ``seconds`` in all.
 
     Interleaving the runners makes their ratio robust to other load on the machine.

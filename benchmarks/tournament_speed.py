@@ -41,8 +41,15 @@ def main() -> None:
     ref = bare_loop(agents, args.players, args.games, args.ruleset)
     print(f"bare play_game loop: {ref:8.1f} games/s")
     for jobs in (1, 2):
-        res = run_tournament(agents, players=args.players, games=args.games, ruleset=args.ruleset, seed=0,
-                             jobs=jobs, progress=False)
+        res = run_tournament(
+            agents,
+            players=args.players,
+            games=args.games,
+            ruleset=args.ruleset,
+            seed=0,
+            jobs=jobs,
+            progress=False,
+        )
         gps = res.games_per_second
         print(f"tournament, {jobs} job(s): {gps:8.1f} games/s  ({gps / ref:.2f}x the bare loop)")
 

@@ -32,10 +32,17 @@ from train.ppo import make_env, make_model, seed_everything
 def _ppo_kwargs(cfg: TrainConfig) -> dict[str, Any]:
     act = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
     return {
-        "n_steps": cfg.n_steps, "batch_size": cfg.batch_size, "n_epochs": cfg.n_epochs, "gamma": 0.99,
-        "learning_rate": cfg.learning_rate, "seed": cfg.seed, "device": "cpu", "verbose": 0,
+        "n_steps": cfg.n_steps,
+        "batch_size": cfg.batch_size,
+        "n_epochs": cfg.n_epochs,
+        "gamma": 0.99,
+        "learning_rate": cfg.learning_rate,
+        "seed": cfg.seed,
+        "device": "cpu",
+        "verbose": 0,
         "policy_kwargs": {
-            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}, "activation_fn": act,
+            "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+            "activation_fn": act,
         },
     }
 
@@ -78,10 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     args = ap.parse_args(argv)
     cfg = load_config(args.config, args.overrides)
-    print(f"config: {cfg.env_id} {cfg.ruleset} {cfg.num_players}p vs {cfg.opponents}; "
-          f"num_envs={cfg.num_envs} "
-          f"n_steps={cfg.n_steps} batch_size={cfg.batch_size} n_epochs={cfg.n_epochs} net={cfg.net_arch} "
-          f"torch_threads={cfg.torch_threads}; {args.steps} env steps each")
+    print(
+        f"config: {cfg.env_id} {cfg.ruleset} {cfg.num_players}p vs {cfg.opponents}; "
+        f"num_envs={cfg.num_envs} "
+        f"n_steps={cfg.n_steps} batch_size={cfg.batch_size} n_epochs={cfg.n_epochs} net={cfg.net_arch} "
+        f"torch_threads={cfg.torch_threads}; {args.steps} env steps each"
+    )
     z_mask = zanzibar_speed(cfg, args.steps, "maskable_ppo")
     z_plain = zanzibar_speed(cfg, args.steps, "ppo")
     cart = cartpole_speed(cfg, args.steps)

@@ -95,8 +95,22 @@ def test_heuristics_play_as_documented() -> None:
     greedy, threshold, escape = GreedyAgent(), ThresholdAgent(bar=0.7), EscapeAgent()
 
     def view(dice: tuple[int, int, int], rolls_used: int = 1, lowest: zz.Hand | None = None) -> View:
-        return View(rules, 0, 2, dice, rolls_used, 3, lowest is None, 1 if lowest is None else 0, lowest,
-                    0 if lowest is None else 1, lowest, 0, (20, 20), (True, True))
+        return View(
+            rules,
+            0,
+            2,
+            dice,
+            rolls_used,
+            3,
+            lowest is None,
+            1 if lowest is None else 0,
+            lowest,
+            0 if lowest is None else 1,
+            lowest,
+            0,
+            (20, 20),
+            (True, True),
+        )
 
     assert greedy.act(view((4, 5, 6))) == 7  # nothing beats standing on Zanzibar
     assert greedy.act(view((1, 1, 4))) == 0b011  # holds the two 100-point ones

@@ -126,8 +126,9 @@ def test_no_holds_option() -> None:
 # ---- ties -------------------------------------------------------------------------------------------
 def test_tie_for_highest_earlier_roller_keeps_the_lead() -> None:
     # starting seat 2: order 2, 0, 1; seats 2 and 0 both roll 4-5-6
-    rec = zz.play_round("classic", Script({2: [STOP]}), num_players=3, starting_seat=2,
-                        dice=[4, 5, 6, 6, 5, 4, 2, 2, 3])
+    rec = zz.play_round(
+        "classic", Script({2: [STOP]}), num_players=3, starting_seat=2, dice=[4, 5, 6, 6, 5, 4, 2, 2, 3]
+    )
     assert [t.seat for t in rec.turns] == [2, 0, 1]
     assert rec.winner == 2 and rec.losers == [1] and rec.transfers == [-4, 8, -4]
 

@@ -139,8 +139,11 @@ def test_same_seed_same_record_and_replay(rules: zz.Ruleset, n: int, seed: int) 
 
 
 @settings(max_examples=30, deadline=None)
-@given(name=st.sampled_from(["classic", "simple_scoring", "alt_chips"]), n=st.integers(2, 8),
-       seed=st.integers(0, 2**31))
+@given(
+    name=st.sampled_from(["classic", "simple_scoring", "alt_chips"]),
+    n=st.integers(2, 8),
+    seed=st.integers(0, 2**31),
+)
 def test_engine_agrees_with_plain_reference(name: str, n: int, seed: int) -> None:
     """The benchmark's plain-Python reference plays the same rounds to the same result."""
     check_agreement(zz.load_ruleset(name), n, 30, seed)

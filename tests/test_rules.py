@@ -21,14 +21,39 @@ def test_available_rulesets() -> None:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("classic", dict(hand_ranking="zanzibar_456", one_points=100, six_points=60, stake="chips",
-                         starting_stack=20, max_rolls=3, first_roller_sets_limit=True, tie_rule="rolloff",
-                         payment="highest_hand", instant_zanzibar="off", max_rounds=None)),
+        (
+            "classic",
+            dict(
+                hand_ranking="zanzibar_456",
+                one_points=100,
+                six_points=60,
+                stake="chips",
+                starting_stack=20,
+                max_rolls=3,
+                first_roller_sets_limit=True,
+                tie_rule="rolloff",
+                payment="highest_hand",
+                instant_zanzibar="off",
+                max_rounds=None,
+            ),
+        ),
         ("simple_scoring", dict(one_points=1, six_points=6, payment="highest_hand", starting_stack=20)),
         ("alt_chips", dict(one_points=100, payment="own_hand", tie_rule="rolloff")),
-        ("lives", dict(hand_ranking="zanzibar_421", stake="lives", starting_stack=11, max_rolls=3,
-                       first_roller_sets_limit=False, tie_rule="all", payment="one_life", lives_lost=1,
-                       instant_zanzibar="no_loss", holds_allowed=True)),
+        (
+            "lives",
+            dict(
+                hand_ranking="zanzibar_421",
+                stake="lives",
+                starting_stack=11,
+                max_rolls=3,
+                first_roller_sets_limit=False,
+                tie_rule="all",
+                payment="one_life",
+                lives_lost=1,
+                instant_zanzibar="no_loss",
+                holds_allowed=True,
+            ),
+        ),
     ],
 )
 def test_shipped_values(name: str, expected: dict[str, Any]) -> None:
@@ -92,8 +117,10 @@ def _classic_with(**changes: Any) -> dict[str, Any]:
         ({"max_rounds": "ten"}, r"'max_rounds'"),
         ({"payments": {"points": 1}}, r"'payments' must have exactly the keys"),
         ({"payments": [1, 2, 3, 4]}, r"'payments' must be a mapping"),
-        ({"payments": {"points": -1, "one_two_three": 2, "three_of_a_kind": 3, "zanzibar": 4}},
-         r"'payments\.points' must be an integer in 0\.\.10"),
+        (
+            {"payments": {"points": -1, "one_two_three": 2, "three_of_a_kind": 3, "zanzibar": 4}},
+            r"'payments\.points' must be an integer in 0\.\.10",
+        ),
         ({"one_points": 1001}, r"'one_points'"),
         ({"lives_lost": 0}, r"'lives_lost'"),
         ({"stake": "lives"}, r"'payment' must be 'one_life' exactly when 'stake' is 'lives'"),

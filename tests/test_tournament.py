@@ -20,8 +20,22 @@ BOTS = ["random", "greedy", "threshold", "escape"]
 
 def test_main_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "results"
-    code = main(["--agents", ",".join(BOTS), "--players", "4", "--games", "20", "--seed", "3",
-                 "--out", str(out), "--no-progress", "--save-games"])
+    code = main(
+        [
+            "--agents",
+            ",".join(BOTS),
+            "--players",
+            "4",
+            "--games",
+            "20",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--save-games",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "games/s" in printed and "win rate" in printed and "escape" in printed
@@ -38,8 +52,23 @@ def test_main_writes_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_cli_subprocess(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "train.tournament", "--agents", "random,escape", "--players", "2",
-           "--games", "20", "--ruleset", "lives", "--max-rounds", "30", "--out", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "train.tournament",
+        "--agents",
+        "random,escape",
+        "--players",
+        "2",
+        "--games",
+        "20",
+        "--ruleset",
+        "lives",
+        "--max-rounds",
+        "30",
+        "--out",
+        str(tmp_path),
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "games/s" in done.stdout and "lives" in done.stdout
@@ -57,8 +86,13 @@ def test_jobs_do_not_change_results() -> None:
     two = run_tournament(agents, jobs=2, **kwargs)  # type: ignore[arg-type]
     assert one.games == two.games
     assert one.summary == two.summary
-    assert {n for g in one.games for n in g["agents"]} == {"random", "greedy", "threshold", "escape",
-                                                            "threshold#2"}
+    assert {n for g in one.games for n in g["agents"]} == {
+        "random",
+        "greedy",
+        "threshold",
+        "escape",
+        "threshold#2",
+    }
 
 
 def test_bad_agents_fail_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

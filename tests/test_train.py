@@ -19,8 +19,15 @@ from train.config import load_config, read_yaml
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "models" / "ppo_classic_2p.zip"
 TINY = [
-    "num_envs=16", "n_steps=64", "batch_size=256", "n_epochs=2", "net_arch=[16]", "eval_games=20",
-    "eval_bots=[random,greedy]", "progress_bar=false", "tensorboard=false",
+    "num_envs=16",
+    "n_steps=64",
+    "batch_size=256",
+    "n_epochs=2",
+    "net_arch=[16]",
+    "eval_games=20",
+    "eval_bots=[random,greedy]",
+    "progress_bar=false",
+    "tensorboard=false",
 ]
 
 
@@ -35,8 +42,9 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 # ---- config ---------------------------------------------------------------------------------------
@@ -48,12 +56,24 @@ def test_shipped_configs_load() -> None:
         assert cfg.exp_name == path.stem, path
     default = load_config()
     assert (default.env_id, default.num_players, default.opponents, default.seat) == (
-        "ZanzibarRound-v0", 2, ["optimal"], "random")
+        "ZanzibarRound-v0",
+        2,
+        ["optimal"],
+        "random",
+    )
 
 
 def test_overrides_parse_yaml_scalars() -> None:
-    cfg = load_config(overrides=["learning_rate=3e-4", "net_arch=[32, 32]", "total_timesteps=1e4",
-                                 "opponents=greedy", "seat=1", "self_play=true"])
+    cfg = load_config(
+        overrides=[
+            "learning_rate=3e-4",
+            "net_arch=[32, 32]",
+            "total_timesteps=1e4",
+            "opponents=greedy",
+            "seat=1",
+            "self_play=true",
+        ]
+    )
     assert cfg.learning_rate == pytest.approx(3e-4) and isinstance(cfg.learning_rate, float)
     assert cfg.net_arch == [32, 32] and cfg.total_timesteps == 10_000 and cfg.opponents == ["greedy"]
     assert cfg.seat == 1 and cfg.self_play is True
@@ -124,8 +144,17 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
 def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:
     curves = []
     for k in range(2):
-        sets = _sets([*TINY, "total_timesteps=1024", "eval_freq=512", "eval_exact=false", "opponents=greedy",
-                      "seed=3", f"runs_dir={tmp_path / str(k)}"])
+        sets = _sets(
+            [
+                *TINY,
+                "total_timesteps=1024",
+                "eval_freq=512",
+                "eval_exact=false",
+                "opponents=greedy",
+                "seed=3",
+                f"runs_dir={tmp_path / str(k)}",
+            ]
+        )
         assert ppo.main(sets) == 0
         (run_dir,) = (tmp_path / str(k)).iterdir()
         rows = _rows(run_dir / "eval.csv")
@@ -134,8 +163,19 @@ def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:
 
 
 def test_self_play_pool_fills(tmp_path: Path) -> None:
-    sets = _sets([*TINY, "total_timesteps=2048", "eval_freq=0", "eval_exact=false", "self_play=true",
-                  "self_play_freq=512", "self_play_pool=2", "opponents=[greedy]", f"runs_dir={tmp_path}"])
+    sets = _sets(
+        [
+            *TINY,
+            "total_timesteps=2048",
+            "eval_freq=0",
+            "eval_exact=false",
+            "self_play=true",
+            "self_play_freq=512",
+            "self_play_pool=2",
+            "opponents=[greedy]",
+            f"runs_dir={tmp_path}",
+        ]
+    )
     assert ppo.main(sets) == 0
     (run_dir,) = tmp_path.iterdir()
     assert len(list((run_dir / "pool").glob("step_*.zip"))) >= 3

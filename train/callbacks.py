@@ -79,10 +79,18 @@ class EvalCallback(BaseCallback):
     def _evaluate(self) -> None:
         t = time.perf_counter()
         k = len(self.rows)
-        figures = evaluate_model(self.model, self.cfg, self.cfg.eval_games, self.cfg.seed * 7919 + 17 * k,
-                                 exact=self.cfg.eval_exact)
-        row = {"timesteps": float(self.num_timesteps), "train_seconds": round(self.train_seconds(), 3),
-               **figures}
+        figures = evaluate_model(
+            self.model,
+            self.cfg,
+            self.cfg.eval_games,
+            self.cfg.seed * 7919 + 17 * k,
+            exact=self.cfg.eval_exact,
+        )
+        row = {
+            "timesteps": float(self.num_timesteps),
+            "train_seconds": round(self.train_seconds(), 3),
+            **figures,
+        }
         self.rows.append(row)
         self._write_row(row)
         for key, value in figures.items():

@@ -39,7 +39,6 @@ def _f(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
 
-
 @dataclass
 class TrainConfig:
     """Everything one PPO run needs; the resolved copy is saved as ``config.yaml`` in the run directory."""

@@ -103,9 +103,17 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
 
     n = max(1, min(games, 100))
     quota = np.full(n, games // n) + (np.arange(n) < games % n)
-    env = make_sb3_env(cfg.env_id, n, ruleset=cfg.ruleset, num_players=cfg.num_players,
-                       opponents=make_agent(bot, seed=seed + 1), seat=cfg.seat, reward=cfg.reward,
-                       max_rounds=cfg.max_rounds, seed=seed)
+    env = make_sb3_env(
+        cfg.env_id,
+        n,
+        ruleset=cfg.ruleset,
+        num_players=cfg.num_players,
+        opponents=make_agent(bot, seed=seed + 1),
+        seat=cfg.seat,
+        reward=cfg.reward,
+        max_rounds=cfg.max_rounds,
+        seed=seed,
+    )
     env.seed(seed)
     obs = np.asarray(env.reset())
     returns: list[float] = []
@@ -172,8 +180,15 @@ def tournament(
     from .tournament import run_tournament
 
     agents: list[Any] = [ModelAgent(model, name="ppo"), *available_bots(cfg.eval_bots)]
-    result = run_tournament(agents, players=cfg.num_players, games=games, ruleset=cfg.ruleset, seed=seed,
-                            max_rounds=max_rounds, progress=False)
+    result = run_tournament(
+        agents,
+        players=cfg.num_players,
+        games=games,
+        ruleset=cfg.ruleset,
+        seed=seed,
+        max_rounds=max_rounds,
+        progress=False,
+    )
     return [asdict(a) for a in result.summary]
 
 
@@ -182,8 +197,10 @@ def format_tournament(rows: list[dict[str, Any]]) -> str:
     head = f"{'agent':<12} {'games':>6} {'win rate':>17} {'net chips given / round':>24} {'mean place':>10}"
     lines = [head]
     for r in rows:
-        lines.append(f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>8.3f} ± {r['win_ci']:.3f} "
-                     f"{r['per_round']:>+15.3f} ± {r['per_round_ci']:.3f} {r['mean_place']:>10.2f}")
+        lines.append(
+            f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>8.3f} ± {r['win_ci']:.3f} "
+            f"{r['per_round']:>+15.3f} ± {r['per_round_ci']:.3f} {r['mean_place']:>10.2f}"
+        )
     return "\n".join(lines)
 
 
@@ -199,15 +216,22 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(model_path, out)
     meta = {
-        "command": run.get("command", "unknown"), "seed": cfg.seed,
+        "command": run.get("command", "unknown"),
+        "seed": cfg.seed,
         "git_commit": run.get("git_commit", "unknown"),
-        "source": f"{run_dir.name}/{model_path.name}", "timesteps": int(steps.get("timesteps", 0)),
-        "train_seconds": steps.get("train_seconds"), "size_bytes": out.stat().st_size,
-        "exploitability": {k: result[f"exploit_{k}"] for k in ("first", "second", "mean")
-                           if f"exploit_{k}" in result},
-        "value_vs_optimal": {"first": result.get("value_first_vs_optimal"),
-                             "second": result.get("value_second_vs_optimal")},
-        "units": "chips per round (exact, 2-player classic round)", "config": cfg.to_dict(),
+        "source": f"{run_dir.name}/{model_path.name}",
+        "timesteps": int(steps.get("timesteps", 0)),
+        "train_seconds": steps.get("train_seconds"),
+        "size_bytes": out.stat().st_size,
+        "exploitability": {
+            k: result[f"exploit_{k}"] for k in ("first", "second", "mean") if f"exploit_{k}" in result
+        },
+        "value_vs_optimal": {
+            "first": result.get("value_first_vs_optimal"),
+            "second": result.get("value_second_vs_optimal"),
+        },
+        "units": "chips per round (exact, 2-player classic round)",
+        "config": cfg.to_dict(),
     }
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -231,16 +255,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("target", help="a model .zip or a run directory")
     ap.add_argument("--games", type=int, default=1000, help="episodes against each baseline bot")
-    ap.add_argument("--tournament-games", type=int, default=200,
-                    help="games of the tournament against the baselines (0 = none)")
-    ap.add_argument("--max-rounds", type=int, default=200,
-                    help="truncate tournament games after this many rounds")
+    ap.add_argument(
+        "--tournament-games",
+        type=int,
+        default=200,
+        help="games of the tournament against the baselines (0 = none)",
+    )
+    ap.add_argument(
+        "--max-rounds", type=int, default=200, help="truncate tournament games after this many rounds"
+    )
     ap.add_argument("--seed", type=int, default=12345, help="seed for the bot matches")
     ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
     ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
     ap.add_argument("--json", help="write the figures as JSON to this path")
-    ap.add_argument("--export", metavar="ZIP",
-                    help="copy the model here with a JSON of its provenance and figures")
+    ap.add_argument(
+        "--export", metavar="ZIP", help="copy the model here with a JSON of its provenance and figures"
+    )
     args = ap.parse_args(argv)
     try:
         model_path, cfg = resolve(args.target, args.best)
@@ -249,8 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     model = load_model(model_path)
     result = evaluate_model(model, cfg, args.games, args.seed, exact=not args.no_exact)
-    print(f"model: {model_path}  ({cfg.env_id}, {cfg.ruleset}, {cfg.num_players} players, "
-          f"{args.games} episodes per bot)")
+    print(
+        f"model: {model_path}  ({cfg.env_id}, {cfg.ruleset}, {cfg.num_players} players, "
+        f"{args.games} episodes per bot)"
+    )
     print(format_table(result))
     rows = []
     if args.tournament_games > 0:

@@ -42,8 +42,16 @@ class ZanzibarFeatures(BaseFeaturesExtractor):
         hi = torch.where(has, torch.round(obs[:, OBS_LAYOUT["highest_rank"][0]] * top), none)
         used = torch.round(obs[:, OBS_LAYOUT["rolls_used"][0]] * self.max_rolls)
         limit = torch.round(obs[:, OBS_LAYOUT["roll_limit"][0]] * self.max_rolls)
-        return torch.cat([
-            obs, self._one_hot(faces - 1, 6), self._one_hot(counts, 4), self._one_hot(rank, r + 1),
-            self._one_hot(lo, r + 1), self._one_hot(hi, r + 1), self._one_hot(used, self.max_rolls + 1),
-            self._one_hot(limit, self.max_rolls + 1),
-        ], 1)
+        return torch.cat(
+            [
+                obs,
+                self._one_hot(faces - 1, 6),
+                self._one_hot(counts, 4),
+                self._one_hot(rank, r + 1),
+                self._one_hot(lo, r + 1),
+                self._one_hot(hi, r + 1),
+                self._one_hot(used, self.max_rolls + 1),
+                self._one_hot(limit, self.max_rolls + 1),
+            ],
+            1,
+        )

@@ -44,8 +44,11 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
     if exact:
         ax = axes[0][0]
         secs = cols["train_seconds"]
-        for key, label in (("exploit_first", "seat 1 (rolls first)"), ("exploit_second", "seat 2"),
-                           ("exploit_mean", "mean over seats")):
+        for key, label in (
+            ("exploit_first", "seat 1 (rolls first)"),
+            ("exploit_second", "seat 2"),
+            ("exploit_mean", "mean over seats"),
+        ):
             values = [max(v, FLOOR) for v in cols[key]]  # exact zeros drawn at the floor of the log axis
             ax.plot(secs, values, marker="o", ms=3, label=label, lw=2 if key == "exploit_mean" else 1)
         ax.axhline(0.01, color="grey", ls="--", lw=1, label="target 0.01")

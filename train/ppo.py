@@ -57,8 +57,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one config key (repeatable; the value is parsed as YAML)")
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config key (repeatable; the value is parsed as YAML)",
+    )
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its config.yaml and model.zip")
     return ap.parse_args(argv)
 
@@ -73,9 +79,18 @@ def seed_everything(seed: int, threads: int) -> None:
 
 def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``)."""
-    return make_sb3_env(cfg.env_id, cfg.num_envs, ruleset=cfg.ruleset, num_players=cfg.num_players,
-                        opponents=opponents, seat=cfg.seat, reward=cfg.reward, max_rounds=cfg.max_rounds,
-                        seed=cfg.seed, groups=groups)
+    return make_sb3_env(
+        cfg.env_id,
+        cfg.num_envs,
+        ruleset=cfg.ruleset,
+        num_players=cfg.num_players,
+        opponents=opponents,
+        seat=cfg.seat,
+        reward=cfg.reward,
+        max_rounds=cfg.max_rounds,
+        seed=cfg.seed,
+        groups=groups,
+    )
 
 
 def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
@@ -88,20 +103,35 @@ def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
         lr = _linear(cfg.learning_rate)
     algo = MaskablePPO if cfg.algo == "maskable_ppo" else PPO
     activation = torch.nn.Tanh if cfg.activation == "tanh" else torch.nn.ReLU
-    policy_kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
-                                     "activation_fn": activation}
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+        "activation_fn": activation,
+    }
     if cfg.features == "onehot":
         rules = load_ruleset(cfg.ruleset)
         policy_kwargs["features_extractor_class"] = ZanzibarFeatures
-        policy_kwargs["features_extractor_kwargs"] = {"num_ranks": rules.table.num_ranks,
-                                                      "max_rolls": rules.max_rolls}
+        policy_kwargs["features_extractor_kwargs"] = {
+            "num_ranks": rules.table.num_ranks,
+            "max_rolls": rules.max_rolls,
+        }
     return algo(
-        "MlpPolicy", env, learning_rate=lr, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
+        "MlpPolicy",
+        env,
+        learning_rate=lr,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
         policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb") if cfg.tensorboard else None,
-        seed=cfg.seed, device=cfg.device, verbose=0,
+        seed=cfg.seed,
+        device=cfg.device,
+        verbose=0,
     )
 
 
@@ -133,10 +163,16 @@ def git_commit() -> str:
     """The repository's HEAD commit (with ``-dirty`` if tracked files differ), or ``unknown``."""
     root = Path(__file__).resolve().parent.parent
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "train", "configs", "zanzibar_env",
-                                "agents"], cwd=root).returncode != 0
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = (
+            subprocess.run(
+                ["git", "diff", "--quiet", "HEAD", "--", "train", "configs", "zanzibar_env", "agents"],
+                cwd=root,
+            ).returncode
+            != 0
+        )
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("-dirty" if dirty else "")
@@ -178,8 +214,13 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
         callbacks.append(EntropyScheduleCallback(cfg))
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=callbacks, progress_bar=cfg.progress_bar, tb_log_name="ppo",
-                    reset_num_timesteps=not resume)
+        model.learn(
+            remaining,
+            callback=callbacks,
+            progress_bar=cfg.progress_bar,
+            tb_log_name="ppo",
+            reset_num_timesteps=not resume,
+        )
     model.save(run_dir / "model.zip")
     env.close()
     return model, callbacks[0]
@@ -200,8 +241,10 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
     """Print where the run is and its last evaluation (exact exploitability per seat in 2-player)."""
     last = evaluator.rows[-1] if evaluator.rows else {}
     print(f"run directory: {run_dir}")
-    print(f"trained {int(last.get('timesteps', 0))} steps in {last.get('train_seconds', 0.0):.1f} s "
-          f"(evaluation time excluded)")
+    print(
+        f"trained {int(last.get('timesteps', 0))} steps in {last.get('train_seconds', 0.0):.1f} s "
+        f"(evaluation time excluded)"
+    )
     for key, value in last.items():
         if key.endswith("_mean") and not key.startswith("exploit"):
             bot = key[: -len("_mean")]
@@ -225,8 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
-          f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps")
+    print(
+        f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
+        f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
+    )
     _, evaluator = train(cfg, run_dir, resume=bool(args.resume))
     plot_eval_csv(run_dir / "eval.csv", run_dir / "learning_curve.png", title=run_dir.name)
     report(cfg, run_dir, evaluator)

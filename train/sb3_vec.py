@@ -170,8 +170,15 @@ def make_sb3_env(
             merged.append((spec, size))
     venvs = [
         ZanzibarVectorEnv(
-            size, ruleset=ruleset, num_players=num_players, opponents=spec, seat=seat, reward=reward,
-            episode=episodes[env_id], max_rounds=max_rounds, seed=None if seed is None else seed + 7919 * g,
+            size,
+            ruleset=ruleset,
+            num_players=num_players,
+            opponents=spec,
+            seat=seat,
+            reward=reward,
+            episode=episodes[env_id],
+            max_rounds=max_rounds,
+            seed=None if seed is None else seed + 7919 * g,
         )
         for g, (spec, size) in enumerate(merged)
     ]

@@ -128,9 +128,15 @@ def _game_row(rec: zz.GameRecord, ctx: _Context, deal: int, rot: int, seats: lis
     start, stake = ctx.ruleset.starting_stack, ctx.ruleset.stake
     sign = -1 if stake == "chips" else 1
     return {
-        "game": deal * ctx.players + rot, "deal": deal, "rotation": rot, "dice_seed": dseed,
-        "agents": [ctx.names[i] for i in seats], "rounds": len(rec.rounds), "truncated": rec.truncated,
-        "final_stacks": list(rec.final_stacks), "winners": list(rec.winners),
+        "game": deal * ctx.players + rot,
+        "deal": deal,
+        "rotation": rot,
+        "dice_seed": dseed,
+        "agents": [ctx.names[i] for i in seats],
+        "rounds": len(rec.rounds),
+        "truncated": rec.truncated,
+        "final_stacks": list(rec.final_stacks),
+        "winners": list(rec.winners),
         "result": [sign * (c - start) for c in rec.final_stacks],
         "win": [1 / len(rec.winners) if s in rec.winners else 0.0 for s in range(ctx.players)],
         "place": _places(rec, stake),
@@ -147,8 +153,13 @@ def _play_deal(deal: int) -> list[tuple[dict, zz.GameRecord | None]]:
         seats = [lineup[(s + rot) % ctx.players] for s in range(ctx.players)]
         for pos, idx in enumerate(lineup):
             ctx.agents[idx].seed(agent_seeds[pos])
-        rec = zz.play_game(ctx.ruleset, [ctx.agents[i] for i in seats], num_players=ctx.players,
-                           seed=dice_seed, max_rounds=ctx.max_rounds)
+        rec = zz.play_game(
+            ctx.ruleset,
+            [ctx.agents[i] for i in seats],
+            num_players=ctx.players,
+            seed=dice_seed,
+            max_rounds=ctx.max_rounds,
+        )
         out.append((_game_row(rec, ctx, deal, rot, seats, dice_seed), rec if ctx.keep_records else None))
     return out
 
@@ -190,8 +201,9 @@ def _ratings(games: list[dict], names: list[str]) -> dict[str, tuple[float, floa
         new = model.rate(teams, ranks=list(g["place"]))
         for a in set(g["agents"]):
             mine = [t[0] for t, who in zip(new, g["agents"], strict=True) if who == a]
-            ratings[a] = model.rating(mu=float(np.mean([r.mu for r in mine])),
-                                      sigma=float(np.mean([r.sigma for r in mine])), name=a)
+            ratings[a] = model.rating(
+                mu=float(np.mean([r.mu for r in mine])), sigma=float(np.mean([r.sigma for r in mine])), name=a
+            )
     return {n: (r.mu, r.sigma) for n, r in ratings.items()}
 
 
@@ -217,8 +229,19 @@ def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
         wr, wci = ratio_ci(wins[played], seats[played])
         pr, pci = ratio_ci(result[played], rounds[played])
         mu, sigma = ratings[name]
-        out.append(AgentSummary(name, int(seats.sum()), wr, wci, pr, pci,
-                                float(np.mean(places)) if places else math.nan, mu, sigma))
+        out.append(
+            AgentSummary(
+                name,
+                int(seats.sum()),
+                wr,
+                wci,
+                pr,
+                pci,
+                float(np.mean(places)) if places else math.nan,
+                mu,
+                sigma,
+            )
+        )
     return sorted(out, key=lambda a: -a.rating)
 
 
@@ -277,8 +300,16 @@ def plan_tournament(
     built = [make_agent(a, seed=seed) for a in agents]
     names = _agent_names(agents, built)
     deals = -(-games // players)
-    config = {"agents": names, "players": players, "games": deals * players, "deals": deals,
-              "ruleset": rules.name, "seed": seed, "jobs": jobs, "max_rounds": max_rounds}
+    config = {
+        "agents": names,
+        "players": players,
+        "games": deals * players,
+        "deals": deals,
+        "ruleset": rules.name,
+        "seed": seed,
+        "jobs": jobs,
+        "max_rounds": max_rounds,
+    }
     ctx = _Context(built, names, rules, players, int(seed), max_rounds, keep_records)
     return Plan(ctx, deals, min(jobs, deals), config)
 
@@ -327,33 +358,76 @@ def print_table(result: TournamentResult) -> None:
     from rich.table import Table
 
     c = result.config
-    table = Table(title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
-                  f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}")
+    table = Table(
+        title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
+        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}"
+    )
     unit = _unit(c["ruleset"], short=True)
-    for head in ("agent", "games", "win rate (95% CI)", f"{unit} (95% CI)", "mean place", "openskill μ ± σ",
-                 "rating μ−3σ"):
+    for head in (
+        "agent",
+        "games",
+        "win rate (95% CI)",
+        f"{unit} (95% CI)",
+        "mean place",
+        "openskill μ ± σ",
+        "rating μ−3σ",
+    ):
         table.add_column(head, justify="left" if head == "agent" else "right")
     for a in result.summary:
-        table.add_row(a.name, str(a.games), f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
-                      f"{a.per_round:+.3f} ± {a.per_round_ci:.3f}", f"{a.mean_place:.2f}",
-                      f"{a.rating_mu:.2f} ± {a.rating_sigma:.2f}", f"{a.rating:.2f}")
+        table.add_row(
+            a.name,
+            str(a.games),
+            f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
+            f"{a.per_round:+.3f} ± {a.per_round_ci:.3f}",
+            f"{a.mean_place:.2f}",
+            f"{a.rating_mu:.2f} ± {a.rating_sigma:.2f}",
+            f"{a.rating:.2f}",
+        )
     console = Console(width=160)
     console.print(table)
-    console.print(f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
-                  f"{result.games_per_second:.1f} games/s with {c['jobs']} job(s)")
+    console.print(
+        f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
+        f"{result.games_per_second:.1f} games/s with {c['jobs']} job(s)"
+    )
 
 
 def write_csv(result: TournamentResult, path: Path) -> None:
     """One row per game and seat."""
-    cols = ["game", "deal", "rotation", "seat", "agent", "dice_seed", "rounds", "truncated",
-            "final_stack", "result", "win", "place"]
+    cols = [
+        "game",
+        "deal",
+        "rotation",
+        "seat",
+        "agent",
+        "dice_seed",
+        "rounds",
+        "truncated",
+        "final_stack",
+        "result",
+        "win",
+        "place",
+    ]
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for g in result.games:
             for s, a in enumerate(g["agents"]):
-                w.writerow([g["game"], g["deal"], g["rotation"], s, a, g["dice_seed"], g["rounds"],
-                            g["truncated"], g["final_stacks"][s], g["result"][s], g["win"][s], g["place"][s]])
+                w.writerow(
+                    [
+                        g["game"],
+                        g["deal"],
+                        g["rotation"],
+                        s,
+                        a,
+                        g["dice_seed"],
+                        g["rounds"],
+                        g["truncated"],
+                        g["final_stacks"][s],
+                        g["result"][s],
+                        g["win"][s],
+                        g["place"][s],
+                    ]
+                )
 
 
 def plot(result: TournamentResult, path: Path) -> None:
@@ -367,8 +441,12 @@ def plot(result: TournamentResult, path: Path) -> None:
     y = np.arange(len(s))[::-1]
     fig, axes = plt.subplots(1, 2, figsize=(9, 0.5 * len(s) + 1.8), sharey=True, constrained_layout=True)
     panels = [
-        ([a.win_rate * 100 for a in s], [a.win_ci * 100 for a in s], "win rate (% of games)",
-         100 / c["players"]),
+        (
+            [a.win_rate * 100 for a in s],
+            [a.win_ci * 100 for a in s],
+            "win rate (% of games)",
+            100 / c["players"],
+        ),
         ([a.per_round for a in s], [a.per_round_ci for a in s], _unit(c["ruleset"]), 0),
     ]
     for ax, (x, err, label, ref) in zip(axes, panels, strict=True):
@@ -378,8 +456,11 @@ def plot(result: TournamentResult, path: Path) -> None:
         ax.grid(axis="x", color="0.9")
     axes[0].set_yticks(y, [a.name for a in s])
     axes[0].set_ylabel("agent")
-    fig.suptitle(f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
-                 "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips", fontsize=10)
+    fig.suptitle(
+        f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
+        "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips",
+        fontsize=10,
+    )
     fig.savefig(path, dpi=200)
     plt.close(fig)
 
@@ -389,8 +470,12 @@ def write_outputs(result: TournamentResult, out: Path, save_games: bool = False)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(result, out / "games.csv")
     summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
-    doc = {"config": result.config, "games_per_second": result.games_per_second, "summary": summary,
-           "games": result.games}
+    doc = {
+        "config": result.config,
+        "games_per_second": result.games_per_second,
+        "summary": summary,
+        "games": result.games,
+    }
     (out / "results.json").write_text(json.dumps(doc, indent=1))
     plot(result, out / "tournament.png")
     if save_games:
@@ -401,8 +486,11 @@ def write_outputs(result: TournamentResult, out: Path, save_games: bool = False)
 
 # ---- command line ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.tournament", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m train.tournament",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--agents", required=True, help="comma-separated agent names or ppo:PATH (at least 2)")
     p.add_argument("--players", type=int, default=4, help="players per table, 2-8")
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
@@ -421,9 +509,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:
-        plan = plan_tournament(agents, players=args.players, games=args.games, ruleset=args.ruleset,
-                               seed=args.seed, jobs=args.jobs, max_rounds=args.max_rounds,
-                               keep_records=args.save_games)
+        plan = plan_tournament(
+            agents,
+            players=args.players,
+            games=args.games,
+            ruleset=args.ruleset,
+            seed=args.seed,
+            jobs=args.jobs,
+            max_rounds=args.max_rounds,
+            keep_records=args.save_games,
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -431,8 +526,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(result)
     if args.out:
         write_outputs(result, Path(args.out), args.save_games)
-        print(f"wrote games.csv, results.json, tournament.png{', games.jsonl' if args.save_games else ''} "
-              f"to {args.out}")
+        print(
+            f"wrote games.csv, results.json, tournament.png{', games.jsonl' if args.save_games else ''} "
+            f"to {args.out}"
+        )
     return 0
 
 

@@ -41,8 +41,18 @@ from .rules import MAX_PLAYERS, Ruleset
 
 
 def _encode(
-    r: Ruleset, dice: tuple[int, int, int], used: int, limit: int, first: bool, after: int,
-    lo: int, lo_count: int, hi: int, paid: int, stacks: Sequence[int], active: Sequence[bool],
+    r: Ruleset,
+    dice: tuple[int, int, int],
+    used: int,
+    limit: int,
+    first: bool,
+    after: int,
+    lo: int,
+    lo_count: int,
+    hi: int,
+    paid: int,
+    stacks: Sequence[int],
+    active: Sequence[bool],
 ) -> np.ndarray:
     """The observation from plain Python values; each entry is the float64 expression of
     ``observation.encode_batch`` rounded once to float32, so the vectors are identical."""

@@ -238,8 +238,12 @@ def replay_game(record: GameRecord) -> GameRecord:
     rules = Ruleset.from_dict(record.ruleset)
     dice = ScriptedDice([d for r in record.rounds for d in r.dice_drawn])
     again = play_game(
-        rules, _ScriptedActions(record), num_players=record.num_players, first_seat=record.first_seat,
-        dice=dice, max_rounds=len(record.rounds) if record.truncated else None,
+        rules,
+        _ScriptedActions(record),
+        num_players=record.num_players,
+        first_seat=record.first_seat,
+        dice=dice,
+        max_rounds=len(record.rounds) if record.truncated else None,
         stacks=record.rounds[0].stacks_before if record.rounds else None,
     )
     again.seed = record.seed

@@ -89,12 +89,16 @@ class ViewBatch:
         return cls(
             ruleset=views[0].ruleset,
             dice=np.array([v.dice for v in views], np.int64).reshape(b, 3),
-            rolls_used=col("rolls_used"), roll_limit=col("roll_limit"), is_first=col("is_first"),
+            rolls_used=col("rolls_used"),
+            roll_limit=col("roll_limit"),
+            is_first=col("is_first"),
             players_after=col("players_after"),
             lowest_rank=np.array([v.lowest.rank if v.lowest else -1 for v in views], np.int64),
             lowest_count=col("lowest_count"),
             highest_rank=np.array([v.highest.rank if v.highest else -1 for v in views], np.int64),
-            earlier_payments=col("earlier_payments"), stacks=stacks, active=active,
+            earlier_payments=col("earlier_payments"),
+            stacks=stacks,
+            active=active,
             num_players=col("num_players"),
         )
 
