@@ -23,14 +23,12 @@ row per game and seat), ``results.json`` (config, summary, every game), ``tourna
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import math
 import multiprocessing as mp
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +36,7 @@ import numpy as np
 
 import zanzibar_env as zz
 from agents import BaseAgent, make_agent
+from train.tournament_report import print_table, write_outputs
 from zanzibar_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 Z95 = 1.959963984540054
@@ -345,146 +344,6 @@ def run_tournament(
 
 
 # ---- output ---------------------------------------------------------------------------------------
-def _unit(ruleset_name: str, short: bool = False) -> str:
-    chips = zz.load_ruleset(ruleset_name).stake == "chips"
-    if short:
-        return "net chips given / round" if chips else "lives change / round"
-    return "net chips given away (chips per round)" if chips else "lives change (lives per round)"
-
-
-def print_table(result: TournamentResult) -> None:
-    """A rich table of the summary, then the speed."""
-    from rich.console import Console
-    from rich.table import Table
-
-    c = result.config
-    table = Table(
-        title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
-        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}"
-    )
-    unit = _unit(c["ruleset"], short=True)
-    for head in (
-        "agent",
-        "games",
-        "win rate (95% CI)",
-        f"{unit} (95% CI)",
-        "mean place",
-        "openskill μ ± σ",
-        "rating μ−3σ",
-    ):
-        table.add_column(head, justify="left" if head == "agent" else "right")
-    for a in result.summary:
-        table.add_row(
-            a.name,
-            str(a.games),
-            f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
-            f"{a.per_round:+.3f} ± {a.per_round_ci:.3f}",
-            f"{a.mean_place:.2f}",
-            f"{a.rating_mu:.2f} ± {a.rating_sigma:.2f}",
-            f"{a.rating:.2f}",
-        )
-    console = Console(width=160)
-    console.print(table)
-    console.print(
-        f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
-        f"{result.games_per_second:.1f} games/s with {c['jobs']} job(s)"
-    )
-
-
-def write_csv(result: TournamentResult, path: Path) -> None:
-    """One row per game and seat."""
-    cols = [
-        "game",
-        "deal",
-        "rotation",
-        "seat",
-        "agent",
-        "dice_seed",
-        "rounds",
-        "truncated",
-        "final_stack",
-        "result",
-        "win",
-        "place",
-    ]
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for g in result.games:
-            for s, a in enumerate(g["agents"]):
-                w.writerow(
-                    [
-                        g["game"],
-                        g["deal"],
-                        g["rotation"],
-                        s,
-                        a,
-                        g["dice_seed"],
-                        g["rounds"],
-                        g["truncated"],
-                        g["final_stacks"][s],
-                        g["result"][s],
-                        g["win"][s],
-                        g["place"][s],
-                    ]
-                )
-
-
-def plot(result: TournamentResult, path: Path) -> None:
-    """A two-panel figure: win rate and result per round, with 95% error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    c, s = result.config, result.summary
-    y = np.arange(len(s))[::-1]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 0.5 * len(s) + 1.8), sharey=True, constrained_layout=True)
-    panels = [
-        (
-            [a.win_rate * 100 for a in s],
-            [a.win_ci * 100 for a in s],
-            "win rate (% of games)",
-            100 / c["players"],
-        ),
-        ([a.per_round for a in s], [a.per_round_ci for a in s], _unit(c["ruleset"]), 0),
-    ]
-    for ax, (x, err, label, ref) in zip(axes, panels, strict=True):
-        ax.errorbar(x, y, xerr=err, fmt="o", color="black", ecolor="0.3", capsize=3, ms=5)
-        ax.axvline(ref, color="0.6", ls="--", lw=0.8)
-        ax.set_xlabel(label)
-        ax.grid(axis="x", color="0.9")
-    axes[0].set_yticks(y, [a.name for a in s])
-    axes[0].set_ylabel("agent")
-    fig.suptitle(
-        f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
-        "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips",
-        fontsize=10,
-    )
-    fig.savefig(path, dpi=200)
-    plt.close(fig)
-
-
-def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> None:
-    """``games.csv``, ``results.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    write_csv(result, out / "games.csv")
-    summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
-    doc = {
-        "config": result.config,
-        "games_per_second": result.games_per_second,
-        "summary": summary,
-        "games": result.games,
-    }
-    (out / "results.json").write_text(json.dumps(doc, indent=1))
-    plot(result, out / "tournament.png")
-    if save_games:
-        (out / "games.jsonl").unlink(missing_ok=True)
-        for rec in result.records:
-            rec.save(out / "games.jsonl")
-
-
-# ---- command line ---------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m train.tournament",
