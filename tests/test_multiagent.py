@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from zanzibar_env.env import encode_view
+from zanzibar_env.observation import encode
 from zanzibar_env.multiagent import env, raw_env
 from zanzibar_env.rules import load_ruleset
 
@@ -66,7 +66,7 @@ def test_acting_agent_sees_single_env_encoding() -> None:
     e.reset(seed=1)
     a = e.agent_selection
     obs = e.observe(a)
-    np.testing.assert_array_equal(obs["observation"], encode_view(e.game.round.view()))  # type: ignore[union-attr]
+    np.testing.assert_array_equal(obs["observation"], encode(e.game.round.view()))  # type: ignore[union-attr]
     others = [b for b in e.agents if b != a]
     assert all(e.observe(b)["action_mask"].sum() == 0 for b in others)
 

@@ -23,7 +23,6 @@ The batched twin (``SAME_STEP`` autoreset, opponents batched)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -32,72 +31,21 @@ from gymnasium import spaces
 
 from . import _envutil as U
 from .dice import DiceSource, RandomDice, as_dice_source
-from .engine import NUM_ACTIONS, STOP, RoundState, View
+from .engine import NUM_ACTIONS, STOP, RoundState
 from .game import GameState
-from .hands import MULTISET_INDEX
 from .observation import MAX_EARLIER_PAYMENTS
 from .records import RoundRecord
 from .rules import MAX_PLAYERS, Ruleset
 
 
-def _encode(
-    r: Ruleset,
-    dice: tuple[int, int, int],
-    used: int,
-    limit: int,
-    first: bool,
-    after: int,
-    lo: int,
-    lo_count: int,
-    hi: int,
-    paid: int,
-    stacks: Sequence[int],
-    active: Sequence[bool],
-) -> np.ndarray:
-    """The observation from plain Python values; each entry is the float64 expression of
-    ``observation.encode_batch`` rounded once to float32, so the vectors are identical."""
-    t = r.table
-    top = max(t.num_ranks - 1, 1)
-    mr = r.max_rolls
-    a, b, c = dice
-    rank = t.hands[MULTISET_INDEX[dice]].rank
-    has = lo >= 0
-    n, st = len(stacks), r.starting_stack
-    pad = [0.0] * (MAX_PLAYERS - n)
-    return np.array(
-        [a / 6.0, b / 6.0, c / 6.0, rank / top, used / mr, limit / mr, (limit - used) / mr, float(first),
-         after / (MAX_PLAYERS - 1), float(has), lo / top if has else 0.0, lo_count / (MAX_PLAYERS - 1),
-         hi / top if has else 0.0, float((rank > lo) - (rank < lo)) if has else 0.0,
-         float((rank > hi) - (rank < hi)) if has else 0.0, paid / MAX_EARLIER_PAYMENTS,
-         *[x / st for x in stacks], *pad, *[float(x) for x in active], *pad, n / MAX_PLAYERS],
-        np.float32,
-    )  # fmt: skip
+class RoundEncoder:
+    """``observation.encode(rs.view())`` for the acting player, without building the view.
 
-
-def encode_view(v: View) -> np.ndarray:
-    """``observation.encode(v)`` computed with plain Python floats: the same float32 vector, faster
-    (tests/test_env.py checks equality on thousands of views)."""
-    lo = v.lowest.rank if v.lowest is not None else -1
-    hi = v.highest.rank if v.highest is not None else -1
-    return _encode(v.ruleset, v.dice, v.rolls_used, v.roll_limit, v.is_first, v.players_after, lo,
-                   v.lowest_count, hi, v.earlier_payments, v.stacks, v.active)  # fmt: skip
-
-
-def encode_round(rs: RoundState) -> np.ndarray:
-    """``encode(rs.view())`` without building the view: the acting player's observation."""
-    seat = rs.current_seat
-    assert seat is not None
-    lo = rs.hands[rs.lowest[0]].rank if rs.lowest else -1
-    hi = rs.hands[rs.highest].rank if rs.highest is not None else -1
-    st, act, pos = rs.stacks, rs.active, rs.pos
-    stacks, active = st[seat:] + st[:seat], act[seat:] + act[:seat]
-    return _encode(rs.ruleset, rs.dice, rs.rolls_used, rs.turn_limit, pos == 0, len(rs.order) - pos - 1, lo,
-                   len(rs.lowest), hi, rs.earlier_payments, stacks, active)  # fmt: skip
-
-
-class _RoundEncoder:
-    """``encode_round`` with cached pieces: dice and rank per multiset, roll counts per (used, limit),
-    and the seat blocks once per round (stacks only change when a round is settled)."""
+    The same float32 vector as :func:`~zanzibar_env.observation.encode` (each entry is the same
+    float64 expression rounded once; tests/test_env.py checks equality on thousands of views), from
+    cached pieces: dice and rank per multiset, roll counts per (used, limit), and the seat blocks once
+    per round (stacks only change when a round is settled).
+    """
 
     def __init__(self, r: Ruleset) -> None:
         t = r.table
@@ -239,7 +187,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         legal[[0, STOP]] = 1
         self._legal, self._all = legal, np.ones(NUM_ACTIONS, np.int8)
         self.game: GameState | None = None
-        self._encode = _RoundEncoder(self.rules)
+        self._encode = RoundEncoder(self.rules)
         self.seat = 0
         self._ended = True
         self._passing = False

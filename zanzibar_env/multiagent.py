@@ -12,7 +12,7 @@ from pettingzoo.utils import wrappers
 from . import _envutil as U
 from .dice import RandomDice
 from .engine import NUM_ACTIONS, STOP
-from .env import encode_view
+from .env import RoundEncoder
 from .game import GameState
 from .records import RoundRecord
 
@@ -80,6 +80,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ) -> None:
         super().__init__()
         self.rules, self.n, _ = U.check_common(ruleset, num_players, "random", reward, episode)
+        self._encode = RoundEncoder(self.rules)
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
@@ -150,7 +151,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             and agent in self.agents
             and not self.terminations[agent]
         ):
-            return {"observation": encode_view(g.round.view()), "action_mask": self._legal.copy()}
+            return {"observation": self._encode(g.round), "action_mask": self._legal.copy()}
         n = self.n
         stacks = [g.stacks[(seat + k) % n] for k in range(n)]
         active = [s > 0 if self.rules.stake == "lives" else True for s in stacks]
