@@ -121,6 +121,13 @@ class GreedyAgent(_TableAgent):
         return self._table(batch.ruleset)[batch.dice_index]
 
 
+def _quantile(name: str, value: object) -> float:
+    """``value`` as a float rank quantile in [0, 1], or ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a rank quantile in [0, 1], got {value!r}")
+    return float(value)
+
+
 class ThresholdAgent(_TableAgent):
     """Threshold: a satisficer. It stops as soon as its hand beats at least ``bar`` of all single throws
     (a rank quantile, default 0.7); otherwise it holds the dice that give the best chance of clearing
@@ -130,9 +137,7 @@ class ThresholdAgent(_TableAgent):
 
     def __init__(self, seed: int | None = None, bar: float = 0.7) -> None:
         super().__init__(seed)
-        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0.0 <= bar <= 1.0:
-            raise ValueError(f"threshold bar must be a rank quantile in [0, 1], got {bar!r}")
-        self.bar = float(bar)
+        self.bar = _quantile("threshold bar", bar)
 
     def _build(self, ruleset: Ruleset) -> np.ndarray:
         table = ruleset.table
@@ -161,9 +166,7 @@ class EscapeAgent(_TableAgent):
 
     def __init__(self, seed: int | None = None, first_bar: float = 0.7) -> None:
         super().__init__(seed)
-        if isinstance(first_bar, bool) or not isinstance(first_bar, (int, float)) or not 0 <= first_bar <= 1:
-            raise ValueError(f"escape first_bar must be a rank quantile in [0, 1], got {first_bar!r}")
-        self.first_bar = float(first_bar)
+        self.first_bar = _quantile("escape first_bar", first_bar)
 
     def _build(self, ruleset: Ruleset) -> np.ndarray:
         """``table[target, rolls_left, i]`` with target 0 = rolling first, else lowest rank + 1."""
