@@ -2,15 +2,15 @@
 
 An agent sees the acting player's :class:`~zanzibar_env.View` (the same information as the env
 observation) and returns a hold mask (bit ``i`` keeps sorted die ``i``; 7 stops). ``act_batch`` does
-the same for a :class:`~zanzibar_env.observation.ViewBatch`; the vector env uses it.
+the same for a :class:`~zanzibar_env.core.observation.ViewBatch`; the vector env uses it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from zanzibar_env.engine import View
-from zanzibar_env.observation import ViewBatch
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
 
 
 class BaseAgent:

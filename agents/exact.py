@@ -6,10 +6,10 @@ exact dice probabilities and stack caps ignored (as in :mod:`agents.solver`).
 
 How an agent is read: every decision state of the 2-player round is enumerated once (the first
 player's dice and roll; the second player's dice, roll, roll limit and the first player's hand), turned
-into one :class:`~zanzibar_env.observation.ViewBatch` and given to ``agent.act_batch`` in a single call
+into one :class:`~zanzibar_env.core.observation.ViewBatch` and given to ``agent.act_batch`` in a single call
 (agents without a batched policy get ``act`` per state). So any agent that is a function of its
 observation can be evaluated, a neural one included. Views carry the ruleset's starting stack for both
-seats and the earlier hand as its rank (with ``act``, a :class:`~zanzibar_env.hands.Hand` of that rank).
+seats and the earlier hand as its rank (with ``act``, a :class:`~zanzibar_env.core.hands.Hand` of that rank).
 An agent with ``action_probs_batch(batch) -> float[B, 8]`` is read as that stochastic policy, and
 :class:`~agents.random_agent.RandomAgent` as the uniform policy over legal actions; any other agent is
 taken to be deterministic.
@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.engine import STOP, View
-from zanzibar_env.hands import MULTISETS
-from zanzibar_env.observation import ViewBatch
-from zanzibar_env.rules import MAX_PLAYERS, Ruleset, load_ruleset
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.hands import MULTISETS
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .base import BaseAgent
 from .optimal import batch_states

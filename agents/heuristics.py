@@ -7,7 +7,7 @@
 Each policy is a table built once per ruleset from the shared hand table (exact dice probabilities,
 no simulation) and indexed by a few integer features of the view. :meth:`act` computes the features
 of one :class:`~zanzibar_env.View`, :meth:`act_batch` of a whole
-:class:`~zanzibar_env.observation.ViewBatch` with numpy, and both read the same table, so they give
+:class:`~zanzibar_env.core.observation.ViewBatch` with numpy, and both read the same table, so they give
 identical actions. Without holds (``holds_allowed: false``) only 0 (re-throw all) and 7 (stop) are
 ever chosen. The agents are deterministic and picklable.
 """
@@ -19,10 +19,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from zanzibar_env.engine import STOP, View
-from zanzibar_env.hands import MULTISET_INDEX, MULTISETS, HandTable
-from zanzibar_env.observation import ViewBatch
-from zanzibar_env.rules import Ruleset
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS, HandTable
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
 

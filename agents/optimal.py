@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.engine import STOP, View
-from zanzibar_env.hands import MULTISET_INDEX
-from zanzibar_env.observation import ViewBatch
-from zanzibar_env.rules import Ruleset
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.hands import MULTISET_INDEX
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
 from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, lookup, save_levels, solve

@@ -1,7 +1,7 @@
 """An agent that plays a saved Stable-Baselines3 model (``ppo:PATH`` in the registry).
 
 The model is a ``model.zip`` saved by sb3_contrib's ``MaskablePPO`` (preferred) or SB3's ``PPO``,
-trained on the observation of :mod:`zanzibar_env.observation` (``float32[33]``) with 8 discrete
+trained on the observation of :mod:`zanzibar_env.core.observation` (``float32[33]``) with 8 discrete
 actions (hold masks). It acts greedily (``deterministic=True``). A maskable model is given the legal
 actions (all 8, or re-throw all / stop without holds); a plain PPO model is not, and an illegal
 choice is replaced by 0 (re-throw all). The agent pickles as its path and reloads the model lazily.
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.engine import NUM_ACTIONS, View
-from zanzibar_env.observation import OBS_SIZE, ViewBatch, encode, encode_batch
-from zanzibar_env.rules import Ruleset
+from zanzibar_env.core.engine import NUM_ACTIONS, View
+from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
+from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from zanzibar_env.engine import STOP, View
-from zanzibar_env.observation import ViewBatch
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.observation import ViewBatch
 
 from .base import BaseAgent
 

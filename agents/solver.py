@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zanzibar_env.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
+from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
 from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, transitions, turn_value
 

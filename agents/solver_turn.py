@@ -16,8 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from zanzibar_env.engine import NUM_ACTIONS, STOP
-from zanzibar_env.hands import FACES, MULTISET_INDEX, MULTISETS
+from zanzibar_env.core.engine import NUM_ACTIONS, STOP
+from zanzibar_env.core.hands import FACES, MULTISET_INDEX, MULTISETS
 
 NUM_MULTISETS = len(MULTISETS)
 #: Ties between actions within this margin are broken deterministically: stop first, then lowest mask.

@@ -21,8 +21,8 @@ import numpy as np
 import zanzibar_env as zz
 from agents import RandomAgent
 from zanzibar_env import RandomDice
-from zanzibar_env.engine import RoundState
-from zanzibar_env.hands import Hand
+from zanzibar_env.core.engine import RoundState
+from zanzibar_env.core.hands import Hand
 
 TABLE_SIZES = (2, 4, 8)
 

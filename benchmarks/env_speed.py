@@ -2,7 +2,7 @@
 
 Measures, for ``--seconds`` each: ``Blackjack-v1`` through ``gym.make`` (the reference, timed
 before and after the others; the ratio uses the mean), ``Zanzibar-v0`` through ``gym.make``, the raw
-:class:`~zanzibar_env.env.ZanzibarEnv`, and the native vector env at 1, 256, 1024 and 4096 envs
+:class:`~zanzibar_env.envs.env.ZanzibarEnv`, and the native vector env at 1, 256, 1024 and 4096 envs
 (a vector step of ``N`` envs counts ``N`` steps). Actions are uniform random (legal in every shipped
 ruleset); episodes are reset as they end. Figures are wall-clock steps/s and, because the machine
 may be shared, CPU-time steps/s of this process too. Targets: single env >= 2x Blackjack-v1, vector
@@ -23,8 +23,8 @@ import numpy as np
 
 import zanzibar_env  # noqa: F401  (registers the ids)
 from agents import available_agents
-from zanzibar_env.env import ZanzibarEnv
-from zanzibar_env.vector import ZanzibarVectorEnv
+from zanzibar_env.envs.env import ZanzibarEnv
+from zanzibar_env.envs.vector import ZanzibarVectorEnv
 
 VECTOR_SIZES = (1, 256, 1024, 4096)
 

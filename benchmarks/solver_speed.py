@@ -18,10 +18,10 @@ import numpy as np
 
 from agents.optimal import _MEMORY, OptimalAgent, solved_tables
 from agents.solver import RoundSpec, seat_values, solve
-from zanzibar_env.engine import RoundState
-from zanzibar_env.dice import RandomDice
-from zanzibar_env.observation import ViewBatch
-from zanzibar_env.rules import available_rulesets, load_ruleset
+from zanzibar_env.core.engine import RoundState
+from zanzibar_env.core.dice import RandomDice
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
 
 def _views(ruleset: str, n: int, count: int, seed: int = 0) -> ViewBatch:

@@ -11,8 +11,8 @@ import pytest
 import zanzibar_env as zz
 from agents import EscapeAgent, GreedyAgent, ThresholdAgent, available_agents, make_agent
 from agents.heuristics import throw_quantile, transitions
-from zanzibar_env.engine import View
-from zanzibar_env.observation import ViewBatch
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
 
 HEURISTICS = ["greedy", "threshold", "escape"]
 RULESETS = ["classic", "lives", "simple_scoring", "alt_chips"]
@@ -160,7 +160,7 @@ def _save_tiny_model(path: Path, maskable: bool) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
 
-    from zanzibar_env.observation import OBS_SIZE
+    from zanzibar_env.core.observation import OBS_SIZE
 
     class Dummy(gym.Env):
         observation_space = gym.spaces.Box(-10.0, 10.0, (OBS_SIZE,), np.float32)

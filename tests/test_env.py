@@ -9,11 +9,11 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import zanzibar_env  # noqa: F401  (registers the ids)
-from zanzibar_env.dice import RandomDice
-from zanzibar_env.env import RoundEncoder, ZanzibarEnv
-from zanzibar_env.game import GameState
-from zanzibar_env.observation import decode, encode
-from zanzibar_env.rules import available_rulesets, load_ruleset
+from zanzibar_env.core.dice import RandomDice
+from zanzibar_env.envs.env import RoundEncoder, ZanzibarEnv
+from zanzibar_env.core.game import GameState
+from zanzibar_env.core.observation import decode, encode
+from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
 IDS = ("Zanzibar-v0", "ZanzibarRound-v0")
 

@@ -13,8 +13,8 @@ import zanzibar_env as zz
 from agents import available_agents, make_agent
 from agents.base import BaseAgent
 from agents.exact import best_response, decision_states, exploitability, round_value
-from zanzibar_env.engine import View
-from zanzibar_env.observation import ViewBatch, encode_batch
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch, encode_batch
 from train.exact_eval import main
 
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]

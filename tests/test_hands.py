@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from zanzibar_env.hands import MULTISETS, THROWS, hand_table
+from zanzibar_env.core.hands import MULTISETS, THROWS, hand_table
 
 # ---- seed 000, "Scoring Example": each throw and its points ---------------------------------------
 SEED_000_EXAMPLES = [((1, 4, 5), 109), ((2, 3, 6), 65), ((1, 5, 5), 110), ((2, 4, 5), 11), ((3, 2, 2), 7)]

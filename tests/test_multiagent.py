@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from zanzibar_env.observation import encode
-from zanzibar_env.multiagent import env, raw_env
-from zanzibar_env.rules import load_ruleset
+from zanzibar_env.core.observation import encode
+from zanzibar_env.envs.multiagent import env, raw_env
+from zanzibar_env.core.rules import load_ruleset
 
 
 @pytest.mark.parametrize(

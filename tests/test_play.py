@@ -14,8 +14,8 @@ from rich.console import Console
 
 from agents import available_agents
 from zanzibar_env import load_games
-from zanzibar_env.engine import STOP
-from zanzibar_env.play import QUIT, HoldError, main, parse_hold
+from zanzibar_env.core.engine import STOP
+from zanzibar_env.ui.play import QUIT, HoldError, main, parse_hold
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = r"Keep which dice\? > "
@@ -67,7 +67,7 @@ def test_whole_game_through_a_pseudo_terminal() -> None:
     """A scripted person plays to the end in a real pty, including one mistyped hold that re-prompts."""
     child = pexpect.spawn(
         str(ROOT / ".venv" / "bin" / "python"),
-        ["-m", "zanzibar_env.play", "--opponents", "random", "--seed", "7", "--ruleset", "classic"],
+        ["-m", "zanzibar_env.ui.play", "--opponents", "random", "--seed", "7", "--ruleset", "classic"],
         cwd=str(ROOT),
         encoding="utf-8",
         timeout=30,
@@ -93,7 +93,7 @@ def test_whole_game_through_a_pseudo_terminal() -> None:
 def test_ctrl_c_exits_cleanly() -> None:
     child = pexpect.spawn(
         str(ROOT / ".venv" / "bin" / "python"),
-        ["-m", "zanzibar_env.play", "--seed", "1"],
+        ["-m", "zanzibar_env.ui.play", "--seed", "1"],
         cwd=str(ROOT),
         encoding="utf-8",
         timeout=30,
@@ -190,7 +190,7 @@ def test_hint_shows_the_optimal_move_or_says_why_not() -> None:
 def test_piped_subprocess_has_no_escape_codes() -> None:
     """The real entry point with a pipe for stdout (rich's own terminal detection), quitting at once."""
     proc = subprocess.run(
-        [sys.executable, "-m", "zanzibar_env.play", "--seed", "2"],
+        [sys.executable, "-m", "zanzibar_env.ui.play", "--seed", "2"],
         input="9 x\nq\n",
         capture_output=True,
         text=True,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import zanzibar_env as zz
 from agents import RandomAgent
 from benchmarks.engine import check_agreement, reference_key
-from zanzibar_env.hands import MULTISETS
+from zanzibar_env.core.hands import MULTISETS
 
 FAST = settings(max_examples=60, deadline=None)
 dice = st.tuples(*[st.integers(1, 6)] * 3)

@@ -11,8 +11,18 @@ from PIL import Image
 
 import zanzibar_env as zz
 from agents import make_agent
-from zanzibar_env.dice import RandomDice, ScriptedDice
-from zanzibar_env.render import DIE, GOLD, HEIGHT, WIDTH, held_mask, main, render_ansi, render_rgb, snapshot
+from zanzibar_env.core.dice import RandomDice, ScriptedDice
+from zanzibar_env.ui.render import (
+    DIE,
+    GOLD,
+    HEIGHT,
+    WIDTH,
+    held_mask,
+    main,
+    render_ansi,
+    render_rgb,
+    snapshot,
+)
 
 
 def _game(ruleset: str, n: int, seed: int, decisions: int | None = None) -> zz.GameState:
@@ -119,21 +129,3 @@ def test_record_video_of_a_game(tmp_path: Path) -> None:
         assert round(clip.duration * clip.fps) == steps + 1  # the reset frame and one per step
     finally:
         clip.close()
-
-
-def test_human_window_shows_the_rgb_frame(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-    pytest.importorskip("pygame")
-    from zanzibar_env.window import Window
-
-    frame = render_rgb(_game("classic", 3, seed=1, decisions=4), seat=0)
-    window = Window(fps=1000)
-    try:
-        window.show(frame)
-        assert np.array_equal(window.pixels(), frame)
-        with pytest.raises(ValueError, match="uint8"):
-            window.show(frame.astype(np.float32))
-    finally:
-        window.close()
-    with pytest.raises(ValueError, match="fps"):
-        Window(fps=0)

@@ -13,8 +13,8 @@ from rich.console import Console
 
 import zanzibar_env as zz
 from agents import make_agent
-from zanzibar_env.play import main as play_main
-from zanzibar_env.replay import main, verify
+from zanzibar_env.ui.play import main as play_main
+from zanzibar_env.ui.replay import main, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,7 +126,7 @@ def test_console_script_replay(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     zz.play_game("classic", num_players=2, seed=1, max_rounds=2).save(path)
     proc = subprocess.run(
-        [sys.executable, "-m", "zanzibar_env.cli", "replay", str(path)],
+        [sys.executable, "-m", "zanzibar_env.ui.cli", "replay", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,

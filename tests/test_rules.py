@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import zanzibar_env as zz
-from zanzibar_env.rules import RULES_DIR
+from zanzibar_env.core.rules import RULES_DIR
 
 SHIPPED = ["alt_chips", "classic", "lives", "simple_scoring"]
 

@@ -19,9 +19,9 @@ import zanzibar_env as zz
 from agents.optimal import _MEMORY, OptimalAgent, solved_tables, table_key
 from agents.solver import RoundSpec, lookup, seat_values, solve
 from agents.solver_turn import TIE_EPS, transitions
-from zanzibar_env.engine import View
-from zanzibar_env.hands import MULTISET_INDEX, MULTISETS
-from zanzibar_env.observation import ViewBatch
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS
+from zanzibar_env.core.observation import ViewBatch
 
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]
 

@@ -201,7 +201,7 @@ def test_evaluate_missing_model_exit_2(tmp_path: Path) -> None:
 def test_model_agent_matches_registry_ppo_agent() -> None:
     from agents.registry import make_agent
     from zanzibar_env import RandomDice, RoundState, load_ruleset
-    from zanzibar_env.observation import ViewBatch
+    from zanzibar_env.core.observation import ViewBatch
 
     rules = load_ruleset("classic")
     views = []

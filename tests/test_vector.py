@@ -9,12 +9,12 @@ from scipy.stats import chi2_contingency
 
 import zanzibar_env  # noqa: F401  (registers the ids)
 from agents.base import BaseAgent
-from zanzibar_env.dice import ScriptedDice
-from zanzibar_env.engine import View
-from zanzibar_env.env import ZanzibarEnv
-from zanzibar_env.observation import ViewBatch, encode, encode_batch
-from zanzibar_env.rules import load_ruleset
-from zanzibar_env.vector import ZanzibarVectorEnv
+from zanzibar_env.core.dice import ScriptedDice
+from zanzibar_env.core.engine import View
+from zanzibar_env.envs.env import ZanzibarEnv
+from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
+from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.envs.vector import ZanzibarVectorEnv
 
 
 def policy(obs: np.ndarray, holds: bool = True) -> np.ndarray:

@@ -16,8 +16,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import BaseAgent
 from agents.registry import make_agent
-from zanzibar_env.engine import View
-from zanzibar_env.observation import ViewBatch
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
 
 from .config import TrainConfig
 from .evaluate import ModelAgent, evaluate_model, load_model

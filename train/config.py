@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from zanzibar_env.rules import load_ruleset
+from zanzibar_env.core.rules import load_ruleset
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"

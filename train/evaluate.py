@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from zanzibar_env.engine import STOP
-from zanzibar_env.observation import ViewBatch, encode_batch
-from zanzibar_env.rules import Ruleset, load_ruleset
+from zanzibar_env.core.engine import STOP
+from zanzibar_env.core.observation import ViewBatch, encode_batch
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 from .config import TrainConfig, apply, load_config, read_yaml
 from .sb3_vec import make_sb3_env

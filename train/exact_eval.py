@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.exact import exploitability
 from agents.registry import make_agent
-from zanzibar_env.rules import load_ruleset
+from zanzibar_env.core.rules import load_ruleset
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -16,7 +16,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from zanzibar_env.observation import OBS_LAYOUT
+from zanzibar_env.core.observation import OBS_LAYOUT
 
 
 class ZanzibarFeatures(BaseFeaturesExtractor):

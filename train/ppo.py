@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from zanzibar_env.rules import load_ruleset
+from zanzibar_env.core.rules import load_ruleset
 
 from .callbacks import (
     EntropyScheduleCallback,

@@ -148,12 +148,12 @@ def make_sb3_env(
 ) -> SB3VecEnv:
     """The batched Zanzibar vector env for ``env_id`` (one round or one game per episode), for SB3.
 
-    ``opponents`` goes to :class:`zanzibar_env.vector.ZanzibarVectorEnv` (one spec for every other
+    ``opponents`` goes to :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv` (one spec for every other
     seat, or one per seat). With ``groups`` (a list of opponents specs) the ``num_envs`` envs are split
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
     spec object share one vector env (fewer, larger batches).
     """
-    from zanzibar_env.vector import ZanzibarVectorEnv
+    from zanzibar_env.envs.vector import ZanzibarVectorEnv
 
     episodes = {"ZanzibarRound-v0": "round", "Zanzibar-v0": "game"}
     if env_id not in episodes:

@@ -37,7 +37,7 @@ import numpy as np
 import zanzibar_env as zz
 from agents import BaseAgent, make_agent
 from train.tournament_report import print_table, write_outputs
-from zanzibar_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 
 Z95 = 1.959963984540054
 

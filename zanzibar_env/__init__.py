@@ -1,5 +1,11 @@
 """Zanzibar: a research environment for the dice game (rules engine, Gymnasium/PettingZoo envs, solver).
 
+Layers, each a subpackage (ARCHITECTURE.md draws them):
+
+* :mod:`zanzibar_env.core`: the pure game (rules, hands, engine, kernel, records), numpy and PyYAML only;
+* :mod:`zanzibar_env.envs`: Gymnasium, vector and PettingZoo envs that translate the game to spaces;
+* :mod:`zanzibar_env.ui`: the human interfaces (play, replay, render, narration, the ``zanzibar`` CLI).
+
 The public API for research code::
 
     import zanzibar_env as zz
@@ -12,12 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dice import DiceSource, RandomDice, ScriptedDice
-from .engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep
-from .game import Agent, GameState, play_game, play_round, replay_game
-from .hands import MULTISETS, Hand, HandTable, hand_table
-from .records import GameRecord, RoundRecord, TurnRecord, load_games
-from .rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset
+import importlib.util
+
+from .core.dice import DiceSource, RandomDice, ScriptedDice
+from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep
+from .core.game import Agent, GameState, play_game, play_round, replay_game
+from .core.hands import MULTISETS, Hand, HandTable, hand_table
+from .core.records import GameRecord, RoundRecord, TurnRecord, load_games
+from .core.registry import available_agents, make_agent, register
+from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset
 
 __version__ = "0.1.0"
 
@@ -46,14 +55,31 @@ __all__ = [
     "ScriptedDice",
     "TurnRecord",
     "View",
+    "available_agents",
     "available_rulesets",
     "hand_table",
     "load_games",
     "load_ruleset",
+    "make_agent",
     "mask_from_keep",
     "play_game",
     "play_round",
+    "register",
     "replay_game",
     "score",
 ]
-from . import registration as _registration  # noqa: E402,F401  (registers Zanzibar-v0, ZanzibarRound-v0)
+
+
+# Register Zanzibar-v0 and ZanzibarRound-v0 with Gymnasium. The pure game (zanzibar_env.core) works
+# without gymnasium; tests/test_layers.py runs it in an interpreter where gymnasium cannot be imported.
+def _gymnasium_installed() -> bool:
+    try:
+        return importlib.util.find_spec("gymnasium") is not None
+    except (ImportError, ValueError):  # a finder that refuses it, or a None entry in sys.modules
+        return False
+
+
+if _gymnasium_installed():
+    from .envs.registration import register_envs
+
+    register_envs()

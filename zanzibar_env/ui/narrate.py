@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .engine import STOP
-from .hands import Hand
-from .records import GameRecord, RoundRecord, TurnRecord
-from .rules import Ruleset
+from ..core.engine import STOP
+from ..core.hands import Hand
+from ..core.records import GameRecord, RoundRecord, TurnRecord
+from ..core.rules import Ruleset
 
 YOU = "You"
 

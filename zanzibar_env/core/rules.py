@@ -20,7 +20,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 
 #: Where the shipped rulesets live (``configs/rules/<name>.yaml``).
-RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
+RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "hand_ranking": ("zanzibar_456", "zanzibar_421"),
@@ -71,7 +71,7 @@ class Ruleset:
         return hand_table(self.hand_ranking, self.one_points, self.six_points)
 
     def score(self, dice: object) -> Any:
-        """Score three dice under this ruleset; returns a :class:`~zanzibar_env.hands.Hand`."""
+        """Score three dice under this ruleset; returns a :class:`~zanzibar_env.core.hands.Hand`."""
         return self.table.score(dice)
 
     def payment_of(self, category: str) -> int:

@@ -1,6 +1,6 @@
 """The ``zanzibar`` command: ``zanzibar play ...``, ``zanzibar replay FILE ...``, ``zanzibar render ...``.
 
-Each subcommand takes the same options as its module (``python -m zanzibar_env.play`` and so on).
+Each subcommand takes the same options as its module (``python -m zanzibar_env.ui.play`` and so on).
 """
 
 from __future__ import annotations
@@ -8,7 +8,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from . import play, render, replay
+from . import play
+
+from . import render
+
+from . import replay
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="step through saved games (JSON lines)", description=replay.__doc__)
     replay.add_arguments(r)
     sub.add_parser(
-        "render", help="write an rgb_array screenshot (see python -m zanzibar_env.render -h)", add_help=False
+        "render",
+        help="write an rgb_array screenshot (see python -m zanzibar_env.ui.render -h)",
+        add_help=False,
     )
     return parser
 

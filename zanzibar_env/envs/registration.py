@@ -14,8 +14,8 @@ def register_envs() -> None:
             continue
         register(
             id=env_id,
-            entry_point="zanzibar_env.env:ZanzibarEnv",
-            vector_entry_point="zanzibar_env.vector:ZanzibarVectorEnv",
+            entry_point="zanzibar_env.envs.env:ZanzibarEnv",
+            vector_entry_point="zanzibar_env.envs.vector:ZanzibarVectorEnv",
             kwargs={"episode": episode},
         )
 

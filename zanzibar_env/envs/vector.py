@@ -1,8 +1,8 @@
 """A native batched numpy implementation of Zanzibar as a ``gymnasium.vector.VectorEnv``.
 
-Every sub-environment is one row of ``[N, ...]`` state arrays (:class:`~zanzibar_env._batched.BatchedGame`);
-a step advances all rows at once with numpy (no per-env Python loop on the hot path); opponents act
-through ``agent.act_batch(ViewBatch)``.
+Every sub-environment is one row of ``[N, ...]`` state arrays
+(:class:`~zanzibar_env.envs._batched.BatchedGame`); a step advances all rows at once with numpy (no
+per-env Python loop on the hot path); opponents act through ``agent.act_batch(ViewBatch)``.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from gymnasium.vector.utils import batch_space
 
 from . import _envutil as U
 from ._batched import _MS_DICE, BatchedGame
-from .dice import DiceSource
-from .engine import NUM_ACTIONS, View
-from .observation import OBS_SIZE, ViewBatch
-from .rules import MAX_PLAYERS
+from ..core.dice import DiceSource
+from ..core.engine import NUM_ACTIONS, View
+from ..core.observation import OBS_SIZE, ViewBatch
+from ..core.rules import MAX_PLAYERS
 
 
 class ZanzibarVectorEnv(BatchedGame, VectorEnv):
     """``num_envs`` Zanzibar games (or rounds) stepped together in numpy; same game as ``ZanzibarEnv``.
 
     ## Description
-    The batched twin of :class:`zanzibar_env.env.ZanzibarEnv`: each sub-env is one learner against
+    The batched twin of :class:`zanzibar_env.envs.env.ZanzibarEnv`: each sub-env is one learner against
     ``num_players - 1`` opponents, who act through ``agent.act_batch(ViewBatch)`` (a per-row
     ``act(view)`` fallback exists for agents without it, slow but correct).
 
@@ -39,7 +39,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
 
     ## Observation Space
     ``Box(-1, 8, (num_envs, 33), float32)``, each row the single env's observation (see
-    ``zanzibar_env.observation.OBS_LAYOUT``), built from lookup tables that give exactly the floats
+    ``zanzibar_env.core.observation.OBS_LAYOUT``), built from lookup tables that give exactly the floats
     of ``observation.encode_batch`` (tested).
 
     ## Starting State

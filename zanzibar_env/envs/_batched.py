@@ -3,7 +3,7 @@
 Pure numpy (no gymnasium): dice are throw indices ``0..215`` taken from a pool filled by one
 ``rng.integers`` call at a time, and a roll is one table lookup ``TRANSITION[multiset, hold, throw]``;
 hands are ranked with the ruleset's ``HandTable``. :class:`BatchedGame` is mixed into
-:class:`zanzibar_env.vector.ZanzibarVectorEnv`, which sets the attributes it reads.
+:class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which sets the attributes it reads.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dice import DiceSource
-from .engine import NUM_ACTIONS, STOP
-from .hands import MULTISET_INDEX, MULTISETS, THROWS
-from .observation import MAX_EARLIER_PAYMENTS
-from .rules import MAX_PLAYERS, Ruleset
+from ..core.dice import DiceSource
+from ..core.engine import NUM_ACTIONS, STOP
+from ..core.hands import MULTISET_INDEX, MULTISETS, THROWS
+from ..core.observation import MAX_EARLIER_PAYMENTS
+from ..core.rules import MAX_PLAYERS, Ruleset
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
 

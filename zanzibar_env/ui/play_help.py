@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import STOP, View
-from .rules import Ruleset
+from ..core.engine import STOP, View
+from ..core.registry import make_agent
+from ..core.rules import Ruleset
 
 
 def hold_mask_text(dice: Sequence[int], mask: int) -> str:
@@ -34,8 +35,6 @@ class Hinter:
         self.agent: Any = None
         self.problem = ""
         try:
-            from agents import make_agent
-
             self.agent = make_agent("optimal")
         except (ValueError, ImportError) as e:
             self.problem = f"--hint needs the 'optimal' agent, which is not available here: {e}"

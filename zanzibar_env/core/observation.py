@@ -1,4 +1,6 @@
-"""The observation: a flat float32 vector encoding a :class:`~zanzibar_env.engine.View`, one layout for all.
+"""The observation: a flat float32 vector encoding a :class:`~zanzibar_env.core.engine.View`.
+
+One layout for all.
 
 The same layout is used by the Gymnasium env, the PettingZoo env, the vector env and the agents, for
 every table size (seat-relative blocks are padded to 8 seats), so one model fits all tables.

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .game import check_num_players
-from .observation import OBS_SIZE
-from .rules import MAX_PLAYERS, Ruleset, load_ruleset
+from ..core.game import check_num_players
+from ..core.registry import available_agents, make_agent
+from ..core.observation import OBS_SIZE
+from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 REWARDS = ("chips", "win")
 EPISODES = ("game", "round")
@@ -63,8 +64,6 @@ def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
 
 
 def _one_opponent(spec: Any) -> Any:
-    from agents import available_agents, make_agent
-
     if isinstance(spec, str) and spec not in available_agents():
         path = spec[4:] if spec.startswith("ppo:") else spec
         looks_like_path = spec.startswith("ppo:") or path.endswith(".zip") or "/" in path or "\\" in path

@@ -30,18 +30,18 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _envutil as U
-from .dice import DiceSource, RandomDice, as_dice_source
-from .engine import NUM_ACTIONS, STOP, RoundState
-from .game import GameState
-from .observation import MAX_EARLIER_PAYMENTS
-from .records import RoundRecord
-from .rules import MAX_PLAYERS, Ruleset
+from ..core.dice import DiceSource, RandomDice, as_dice_source
+from ..core.engine import NUM_ACTIONS, STOP, RoundState
+from ..core.game import GameState
+from ..core.observation import MAX_EARLIER_PAYMENTS
+from ..core.records import RoundRecord
+from ..core.rules import MAX_PLAYERS, Ruleset
 
 
 class RoundEncoder:
     """``observation.encode(rs.view())`` for the acting player, without building the view.
 
-    The same float32 vector as :func:`~zanzibar_env.observation.encode` (each entry is the same
+    The same float32 vector as :func:`~zanzibar_env.core.observation.encode` (each entry is the same
     float64 expression rounded once; tests/test_env.py checks equality on thousands of views), from
     cached pieces: dice and rank per multiset, roll counts per (used, limit), and the seat blocks once
     per round (stacks only change when a round is settled).
@@ -240,7 +240,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             gym.logger.warn("render() called without a render_mode; pass render_mode= to the constructor")
             return None
         try:
-            from . import render as R
+            from ..ui import render as R
         except ImportError as e:
             raise RuntimeError(f"rendering needs zanzibar_env/render.py, which is not available: {e}") from e
         if self.game is None:

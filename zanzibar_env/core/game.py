@@ -1,6 +1,6 @@
 """A game: rounds until someone empties their chips (or one player is left with lives), or truncation.
 
-:class:`GameState` chains :class:`~zanzibar_env.engine.RoundState` objects; :func:`play_round` and
+:class:`GameState` chains :class:`~zanzibar_env.core.engine.RoundState` objects; :func:`play_round` and
 :func:`play_game` run them from per-seat policies and a seed (or scripted dice) and return records;
 :func:`replay_game` re-plays a record and checks it.
 """

@@ -1,11 +1,11 @@
-"""Play Zanzibar in the terminal against bots: ``python -m zanzibar_env.play`` (or ``zanzibar play``).
+"""Play Zanzibar in the terminal against bots: ``python -m zanzibar_env.ui.play`` (or ``zanzibar play``).
 
 You are Player 1 and roll first in round 1. Each decision shows your dice by position (1-3, sorted
 ascending), the rolls used and the roll limit, the hand to beat and the chips or lives; type the
 positions of the dice to keep (``1 3`` keeps dice 1 and 3 and rerolls the other), ``r`` to reroll
 all three, Enter to stop, ``q`` to quit. Anything else re-prompts with a one-line hint. Bots' turns
 are printed roll by roll, every round ends with who pays whom and why, and the game with the winner.
-``--save FILE.jsonl`` appends the finished game for ``python -m zanzibar_env.replay FILE.jsonl``.
+``--save FILE.jsonl`` appends the finished game for ``python -m zanzibar_env.ui.replay FILE.jsonl``.
 
 Output goes through ``rich``: colour on a terminal, plain text (no escape codes) otherwise.
 """
@@ -20,14 +20,15 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from .dice import RandomDice
-from .engine import STOP, View
-from .game import GameState, check_num_players
+from ..core.dice import RandomDice
+from ..core.engine import STOP, View
+from ..core.game import GameState, check_num_players
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
-from .records import TurnRecord
+from ..core.records import TurnRecord
+from ..core.registry import make_agent
 from .render import held_mask
-from .rules import load_ruleset
+from ..core.rules import load_ruleset
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -205,7 +206,7 @@ class Session:
 
 # ---- command line ------------------------------------------------------------------------------
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The play command's options (shared by ``python -m zanzibar_env.play`` and ``zanzibar play``)."""
+    """The play command's options (shared by ``python -m zanzibar_env.ui.play`` and ``zanzibar play``)."""
     p.add_argument(
         "--opponents",
         default="random",
@@ -221,8 +222,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str], str]) -> Session:
     """Build the game, the bots and the session from the options (``ValueError`` on bad options)."""
-    from agents import make_agent
-
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
         raise ValueError("--opponents needs at least one bot name")
@@ -269,7 +268,7 @@ def run(
         return 130
     if finished and args.save:
         session.game.record.save(args.save)
-        console.print(f"Saved the game to {args.save} (replay: python -m zanzibar_env.replay {args.save})")
+        console.print(f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})")
     return 0
 
 
@@ -279,8 +278,10 @@ def main(
     input_fn: Callable[[str], str] = input,
     console: Console | None = None,
 ) -> int:
-    """``python -m zanzibar_env.play``; ``input_fn`` and ``console`` can be injected (tests)."""
-    parser = argparse.ArgumentParser(prog="python -m zanzibar_env.play", description=__doc__.split("\n")[0])
+    """``python -m zanzibar_env.ui.play``; ``input_fn`` and ``console`` can be injected (tests)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m zanzibar_env.ui.play", description=__doc__.split("\n")[0]
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv), input_fn=input_fn, console=console)
 

@@ -10,11 +10,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import _envutil as U
-from .dice import RandomDice
-from .engine import NUM_ACTIONS, STOP
+from ..core.dice import RandomDice
+from ..core.engine import NUM_ACTIONS, STOP
 from .env import RoundEncoder
-from .game import GameState
-from .records import RoundRecord
+from ..core.game import GameState
+from ..core.records import RoundRecord
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -26,7 +26,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     """Zanzibar for ``num_players`` agents ``player_0 .. player_{n-1}`` (seat ``i`` = ``player_i``).
 
     ## Description
-    The game of :class:`zanzibar_env.env.ZanzibarEnv` with every seat played by an agent. An agent is
+    The game of :class:`zanzibar_env.envs.env.ZanzibarEnv` with every seat played by an agent. An agent is
     selected only when it has a decision (a roll remains); turns without a choice are played
     without asking. Seat 0 rolls first in the first round.
 
@@ -37,7 +37,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ## Observation Space
     ``Dict{"observation": Box(-1, 8, (33,), float32), "action_mask": Box(0, 1, (8,), int8)}``. The
     acting agent sees the same encoding as the single env from its own seat
-    (``zanzibar_env.observation.OBS_LAYOUT``); any other agent sees zeros but its seat blocks
+    (``zanzibar_env.core.observation.OBS_LAYOUT``); any other agent sees zeros but its seat blocks
     (16-31, from its own seat) and the table size (32), with an all-zero mask.
 
     ## Starting State
@@ -163,7 +163,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     def render(self) -> Any:
         if self.render_mode is None:
             return None
-        from . import render as R
+        from ..ui import render as R
 
         assert self.game is not None
         if self.render_mode == "rgb_array":

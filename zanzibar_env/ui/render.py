@@ -1,12 +1,12 @@
 """Pictures of the table: ``render_ansi`` (text) and ``render_rgb`` (a 640x400 RGB frame drawn with Pillow).
 
-Both read a :class:`~zanzibar_env.game.GameState` through :func:`snapshot`, which collects what a
+Both read a :class:`~zanzibar_env.core.game.GameState` through :func:`snapshot`, which collects what a
 person needs: the dice (sorted, positions 1-3) and which were held, whose turn it is, rolls used and
 the roll limit, the hand to beat (lowest so far) and the highest so far, every player's chips or
 lives and hand this round, the last round's result, and the winner once the game is over. ``seat`` is
 the seat to highlight (the agent's, in the Gymnasium env).
 
-Run ``python -m zanzibar_env.render --out docs/frame.png --seed 3`` to write a screenshot.
+Run ``python -m zanzibar_env.ui.render --out docs/frame.png --seed 3`` to write a screenshot.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .engine import STOP, RoundState, View, mask_from_keep
-from .game import GameState
+from ..core.engine import STOP, RoundState, View, mask_from_keep
+from ..core.game import GameState
 from .narrate import describe_result, describe_round, seat_names
 
 WIDTH, HEIGHT = 640, 400
@@ -316,10 +316,10 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write an ``rgb_array`` frame (and optionally a game-over one) as PNG; print its text and the speed."""
-    from .dice import RandomDice
-    from .rules import load_ruleset
+    from ..core.dice import RandomDice
+    from ..core.rules import load_ruleset
 
-    p = argparse.ArgumentParser(prog="python -m zanzibar_env.render", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m zanzibar_env.ui.render", description=main.__doc__)
     p.add_argument("--out", default="docs/frame.png", help="PNG file for a mid-game frame")
     p.add_argument("--final", default=None, help="PNG file for the frame of the finished game (optional)")
     p.add_argument("--seed", type=int, default=3, help="dice and bot seed")
@@ -348,8 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View], int]) -> None:
     """Print the mean time of ``render_rgb`` over every decision of a fresh game (as a video would)."""
-    from .dice import RandomDice
-    from .rules import load_ruleset
+    from ..core.dice import RandomDice
+    from ..core.rules import load_ruleset
 
     game = GameState(load_ruleset(ruleset), players, RandomDice(seed + 1))
     frames, spent = 0, 0.0
@@ -363,9 +363,9 @@ def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View],
 
 
 def _bot(name: str, seed: int) -> Callable[[View], int]:
-    from agents import available_agents, make_agent
+    from ..core.registry import available_agents, make_agent, split_spec
 
-    if name not in available_agents() and not name.startswith("ppo:"):
+    if name not in available_agents() and split_spec(name)[1] is None:
         print(f"agent {name!r} is not available ({available_agents()}); using 'random'")
         name = "random"
     return make_agent(name, seed=seed).act

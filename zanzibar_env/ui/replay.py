@@ -1,10 +1,12 @@
-"""Step through saved games: ``python -m zanzibar_env.replay FILE [--game K] [--step]`` (``zanzibar replay``).
+"""Step through saved games: ``python -m zanzibar_env.ui.replay FILE [--game K] [--step]``.
 
-``FILE`` is a JSON-lines file of :class:`~zanzibar_env.records.GameRecord` (one game a line, as
+Also ``zanzibar replay``.
+
+``FILE`` is a JSON-lines file of :class:`~zanzibar_env.core.records.GameRecord` (one game a line, as
 written by ``GameRecord.save``, the play command's ``--save``, the envs and tournaments). Each round
 is printed turn by turn (every roll and hold) with who paid whom and why, then the final chips or
 lives and the winner. Every game is also re-played from its recorded dice and holds
-(:func:`~zanzibar_env.game.replay_game`) and the output says whether it reproduces the record.
+(:func:`~zanzibar_env.core.game.replay_game`) and the output says whether it reproduces the record.
 ``--step`` waits for Enter between turns when the input is a terminal.
 """
 
@@ -16,10 +18,10 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
-from .game import replay_game
+from ..core.game import replay_game
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
-from .records import GameRecord, load_games
-from .rules import Ruleset
+from ..core.records import GameRecord, load_games
+from ..core.rules import Ruleset
 
 
 def verify(record: GameRecord) -> tuple[bool, str]:
@@ -75,7 +77,7 @@ class Replayer:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The replay command's options (shared by ``python -m zanzibar_env.replay`` and ``zanzibar replay``)."""
+    """The replay command's options (``python -m zanzibar_env.ui.replay`` and ``zanzibar replay``)."""
     p.add_argument("file", help="JSON-lines file of saved games")
     p.add_argument(
         "--game", type=int, default=None, help="show only game K (1 = the first line); default: all"
@@ -122,8 +124,10 @@ def main(
     console: Console | None = None,
     interactive: bool | None = None,
 ) -> int:
-    """``python -m zanzibar_env.replay``; ``input_fn``, ``console`` and ``interactive`` can be injected."""
-    parser = argparse.ArgumentParser(prog="python -m zanzibar_env.replay", description=__doc__.split("\n")[0])
+    """``python -m zanzibar_env.ui.replay``; ``input_fn``, ``console`` and ``interactive`` can be injected."""
+    parser = argparse.ArgumentParser(
+        prog="python -m zanzibar_env.ui.replay", description=__doc__.split("\n")[0]
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv), input_fn=input_fn, console=console, interactive=interactive)
 
