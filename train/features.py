@@ -1,6 +1,6 @@
 """A features extractor for the PPO policy: the observation plus one-hot codes of its discrete parts.
 
-The observation (``zanzibar_env/observation.py``) stores dice and hand ranks as scaled scalars, so a
+The observation (``zanzibar_env/core/observation.py``) stores dice and hand ranks as scaled scalars, so a
 small MLP has to carve sharp thresholds out of them (e.g. "hold 4 and 6 against a three of a kind").
 This extractor decodes them back to integers and appends one-hot codes, which makes such rules easy
 to represent: each die's face (3 x 6), the count of each face (6 x 4: 0-3 dice), the hand's rank, the

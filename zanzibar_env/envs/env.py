@@ -242,7 +242,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         try:
             from ..ui import render as R
         except ImportError as e:
-            raise RuntimeError(f"rendering needs zanzibar_env/render.py, which is not available: {e}") from e
+            raise RuntimeError(f"rendering needs zanzibar_env/ui/render.py, which is not available: {e}") from e
         if self.game is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "rgb_array":
