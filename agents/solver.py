@@ -32,7 +32,7 @@ import numpy as np
 
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
-from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, transitions, turn_value
+from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, legal_mask, transitions, turn_value
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 SOLVER_VERSION = 1
@@ -294,8 +294,7 @@ def action_values(spec: RoundSpec, levels: list[Level], q: int, key: int, r: int
     qv[7] = tp.stop_at(r)[0, m]
     if spec.instant_m == m:
         qv[:] = np.nan
-    if not spec.holds_allowed:
-        qv[1:7] = np.nan
+    qv[~legal_mask(spec.holds_allowed)] = np.nan
     return qv
 
 

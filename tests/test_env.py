@@ -15,6 +15,8 @@ from zanzibar_env.core.game import GameState
 from zanzibar_env.core.observation import decode, encode
 from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
+from .oracles import reference_obs
+
 IDS = ("Zanzibar-v0", "ZanzibarRound-v0")
 
 
@@ -48,6 +50,7 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
         while g.current_seat is not None:
             v = g.view()
             np.testing.assert_array_equal(fast(g.round), encode(v))
+            np.testing.assert_array_equal(encode(v), reference_obs(v))  # the independent oracle
             checked += 1
             g.act(int(rng.integers(8)))
     assert checked > 300

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import settlement as S
 from .dice import DiceSource, ScriptedDice, as_dice_source
 from .engine import RoundState, View
 from .records import GameRecord, RoundRecord
@@ -119,16 +120,12 @@ class GameState:
                 self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
-        if self.ruleset.stake == "chips":
-            return [s for s, c in enumerate(self.stacks) if c == 0]
-        alive = [s for s, c in enumerate(self.stacks) if c > 0]
-        if len(alive) == 1:
-            return alive
-        if not alive:  # everyone left went out this round: most lives at the round's start survive
-            played = [t.seat for t in rec.turns]
-            best = max(rec.stacks_before[s] for s in played)
-            return [s for s in played if rec.stacks_before[s] == best]
-        return []
+        """The game's winners after round ``rec`` (kernel: ``settlement.game_winners``); [] if it goes on."""
+        played = [False] * self.num_players
+        for t in rec.turns:
+            played[t.seat] = True
+        won, over = S.game_winners(self.ruleset, rec.stacks_before, self.stacks, played)
+        return [s for s, w in enumerate(won) if w] if over else []
 
     def _next_starter(self, rec: RoundRecord) -> int:
         """The round's winner rolls first; if they are out, the next active seat clockwise."""
