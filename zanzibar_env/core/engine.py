@@ -12,25 +12,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import kernel as K
 from . import settlement as S
 from .dice import DiceSource
 from .hands import MULTISETS, Hand
-from .kernel import NUM_ACTIONS, STOP
+from .kernel import AFTER as _AFTER
+from .kernel import NUM_ACTIONS, STOP, public_after_turn, turn_over
+from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
 
 __all__ = ["NUM_ACTIONS", "STOP", "RoundSnapshot", "RoundState", "View", "mask_from_keep"]
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(NamedTuple):
     """What the acting player knows at a decision (the same information as the env observation).
 
-    ``stacks`` and ``active`` are relative to the acting seat: index 0 is the acting seat, then
-    clockwise.
+    Immutable; build it by keyword. ``stacks`` and ``active`` are relative to the acting seat: index
+    0 is the acting seat, then clockwise. (A named tuple: built once per decision, it is several times
+    cheaper than a frozen dataclass.)
     """
 
     ruleset: Ruleset
@@ -141,11 +143,10 @@ class RoundState:
         self._order = tuple(
             (starting_seat + k) % n for k in range(n) if self._active[(starting_seat + k) % n]
         )
-        self._legal = K.legal_actions(ruleset)
-        self._legal_mask = K.legal_mask(ruleset.holds_allowed)
-        self._instant = K.ends_turn_at_once(ruleset).tolist()
-        self._paying = K.own_hand_payment(ruleset).tolist()
-        self._cat = ruleset.table.category_of_multiset.tolist()
+        tables = K.scalar_tables(ruleset)
+        self._tables = tables
+        self._legal, self._legal_mask, self._instant = tables.legal, tables.legal_mask, tables.instant
+        self._paying, self._cat = tables.own_payment, tables.category
         self._pos = 0
         self._hands: dict[int, Hand] = {}
         self._ms_of: dict[int, int] = {}  # seat -> multiset index of its hand
@@ -311,12 +312,12 @@ class RoundState:
         self._roll(0)
 
     def _roll(self, hold: int) -> None:
-        new = self.source.roll(K.REROLLED[hold])
+        new = self.source.roll(_REROLLED[hold])
         self.record.dice_drawn.extend(new)
-        self._ms = ms = K.TRANSITION_LIST[((self._ms * 8 + hold) * 216) + K.throw_index(new)]
+        self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
         self.rolls_used += 1
         self._turn.rolls.append(list(MULTISETS[ms]))  # type: ignore[union-attr]
-        if K.turn_over(self.rolls_used, self._turn_limit, self._instant[ms]):
+        if turn_over(self.rolls_used, self._turn_limit, self._instant[ms]):
             self._end_turn()
 
     def _end_turn(self) -> None:
@@ -326,7 +327,7 @@ class RoundState:
         turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
         self.record.turns.append(turn)
         self._hands[seat], self._ms_of[seat] = hand, ms
-        self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat = K.public_after_turn(
+        self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat = public_after_turn(
             self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat, hand.rank, seat
         )
         self._paid += self._paying[ms]
@@ -358,7 +359,7 @@ class RoundState:
         else:
             cat, ms_of = self._cat, self._ms_of
             cats = [cat[ms_of[s]] if s in ms_of else 0 for s in order]  # 0: never rolled (pays by the top)
-            chips = K.chips_of_category(rules).tolist()
+            chips = self._tables.chips
             after = S.pay_chips(st, losers, S.chip_amounts(rules, chips, cats, cat[ms_of[self._hi_seat]]))
         for s, a in zip(order, after, strict=True):
             self._stacks[s] = a

@@ -67,7 +67,10 @@ def per_ruleset(build: Callable[[Ruleset], T]) -> Callable[[Ruleset], T]:
 
 
 def select(cond: Number, a: Number, b: Number) -> Number:
-    """``a`` where ``cond`` else ``b``, branch-free: works on Python ints and numpy arrays alike."""
+    """``a`` where ``cond`` else ``b``: ``b + cond * (a - b)`` on Python numbers, ``np.where`` (the same
+    value, one numpy call) when ``cond`` is an array."""
+    if type(cond) is np.ndarray:
+        return np.where(cond, a, b)
     return b + cond * (a - b)
 
 
@@ -184,6 +187,20 @@ TRANSITION = _transition_table()
 TRANSITION_LIST: list[int] = TRANSITION.tolist()
 
 
+def _after_faces() -> list[dict[tuple[int, ...], int]]:
+    """``AFTER[m * 8 + hold][faces]``: :data:`TRANSITION` keyed by the thrown faces (the scalar read)."""
+    out: list[dict[tuple[int, ...], int]] = [{} for _ in range(len(MULTISETS) * NUM_ACTIONS)]
+    for i, row in enumerate(out):
+        k = REROLLED[i % NUM_ACTIONS]
+        for t, throw in enumerate(THROWS):
+            row[throw[:k]] = TRANSITION_LIST[i * NUM_THROWS + t]
+    return out
+
+
+#: :data:`TRANSITION` keyed by the faces of the unheld dice, ``AFTER[m * 8 + hold][faces]``.
+AFTER = _after_faces()
+
+
 def roll(ms: Number, hold: Number, throw: Number) -> Number:
     """Multiset index after holding ``hold`` of multiset ``ms`` and throwing ``throw`` (ints or arrays)."""
     return TRANSITION[(ms * NUM_ACTIONS + hold) * NUM_THROWS + throw]
@@ -245,15 +262,15 @@ def public_after_turn(
     many hands share the lowest rank, ``lo_seat``: the first seat that holds it, ``hi_seat``: the first
     seat that holds the highest (an equal later hand does not take it). Returns the five updated.
     """
-    new_lo = (lo < 0) | (rank < lo)
-    count = select(new_lo, 1, lo_count + (rank == lo))
-    new_hi = rank > hi
-    return (
-        select(new_lo, rank, lo),
-        count,
-        select(new_lo, seat, lo_seat),
-        select(new_hi, rank, hi),
-        select(new_hi, seat, hi_seat),
+    new_lo = (lo < 0) | (rank < lo)  # then: the new lowest, alone
+    new_hi = rank > hi  # then: the new highest (an equal hand does not take it)
+    count = lo_count + (rank == lo)
+    return (  # select(c, a, b) = b + c * (a - b), inlined: this runs once per turn
+        lo + new_lo * (rank - lo),
+        count + new_lo * (1 - count),
+        lo_seat + new_lo * (seat - lo_seat),
+        hi + new_hi * (rank - hi),
+        hi_seat + new_hi * (seat - hi_seat),
     )
 
 
@@ -274,3 +291,18 @@ def chips_of_category(ruleset: Ruleset) -> np.ndarray:
     out = np.array([ruleset.payment_of(c) for c in ruleset.table.categories], np.int64)
     out.setflags(write=False)
     return out
+
+
+class ScalarTables:
+    """The per-ruleset tables above as Python lists and tuples (the scalar engine's fast reads)."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.legal = legal_actions(ruleset)
+        self.legal_mask = legal_mask(ruleset.holds_allowed)
+        self.instant: list[bool] = ends_turn_at_once(ruleset).tolist()
+        self.own_payment: list[int] = own_hand_payment(ruleset).tolist()
+        self.category: list[int] = ruleset.table.category_of_multiset.tolist()
+        self.chips: list[int] = chips_of_category(ruleset).tolist()
+
+
+scalar_tables = per_ruleset(ScalarTables)

@@ -23,6 +23,8 @@ _BIG = 1 << 30
 
 def _pick(cond: Number, a: Number, b: Number) -> Number:
     """Flag ``a`` where ``cond`` else flag ``b`` (flags only)."""
+    if type(cond) is np.ndarray:
+        return np.where(cond, a, b)
     return (cond & a) | ((cond ^ True) & b)
 
 
@@ -32,7 +34,7 @@ def _least(a: Number, b: Number) -> Number:
 
 def _none(flag: Number) -> bool:
     """True if ``flag`` is false everywhere (a Python bool, or an array with no true entry)."""
-    return flag is False or (not isinstance(flag, bool) and not np.any(flag))
+    return flag is False or (type(flag) is np.ndarray and not flag.any())
 
 
 # ---- who loses --------------------------------------------------------------------------------------

@@ -218,34 +218,43 @@ class BatchedGame:
         rules, n = self.rules, self.n
         at = (self.start[s][:, None] + self.seats[None, :]) % n  # [S, position] -> seat
         rows = s[:, None]
-        tied = S.round_losers(rules, list(self.hrank[rows, at].T), self.lo_rank[s], self.inst[s])
+        hr = list(self.hrank[rows, at].T)
+        tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
         losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
-        st_pos = list(self.stacks[rows, at].T)
+        before = list(self.stacks[rows, at].T)
         if self.lives:
-            after = S.lose_lives(st_pos, losers, rules.lives_lost)
+            after = S.lose_lives(before, losers, rules.lives_lost)
         else:
             hi_cat = self.hcat[s, self.hi_seat[s]]
             amounts = S.chip_amounts(rules, self.PAY, list(self.hcat[rows, at].T), hi_cat)
-            after = S.pay_chips(st_pos, losers, amounts)
-        st = self.stacks[s]
-        self.stacks[rows, at] = np.stack(after, 1)
-        lost = np.zeros((s.size, n), bool)
-        lost[np.arange(s.size)[:, None], at] = np.stack(losers, 1)
+            after = S.pay_chips(before, losers, amounts)
+        new = np.stack(after, 1)
+        self.stacks[rows, at] = new
         self.rounds[s] += 1
-        return self._game_end(s, self.stacks[s], st, lost)
+        won, over = S.game_winners(rules, before, after, [r >= 0 for r in hr])
+        return self._game_end(
+            s, (self.seat[s] - self.start[s]) % n, new, np.stack(before, 1), won, over, losers
+        )
 
-    def _game_end(self, s: np.ndarray, new: np.ndarray, st: np.ndarray, lost: np.ndarray) -> np.ndarray:
-        """Rewards and episode ends of the learners of rows ``s`` (kernel: ``settlement.episode_step``)."""
-        rows, seat = np.arange(s.size), self.seat[s]
-        played = self.hrank[s] >= 0
-        won, over = S.game_winners(self.rules, list(st.T), list(new.T), list(played.T))
-        won_arr = np.stack(won, 1)
-        active = st > 0 if self.lives else np.ones_like(lost)
-        result = S.round_win_reward(lost.any(1), lost[rows, seat], (active & ~lost).sum(1))
+    def _game_end(
+        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
+        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray],
+    ) -> np.ndarray:  # fmt: skip
+        """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
+        ``settlement.episode_step``); ``new``/``st`` are stacks ``[S, position]`` after/before the round."""
+        rows = np.arange(s.size)
+        win_game, result, k = 0.0, 0.0, 0
+        if self.reward_kind == "win" and self.episode == "round":
+            lost = np.stack(losers, 1)
+            active = st > 0 if self.lives else np.ones_like(lost)
+            result = S.round_win_reward(lost.any(1), lost[rows, me], (active & ~lost).sum(1))
+        elif self.reward_kind == "win":
+            won_arr = np.stack(won, 1)
+            win_game, k = won_arr[rows, me], won_arr.sum(1)
+        mine = new[rows, me]
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, new[rows, seat] - st[rows, seat],
-            won=won_arr[rows, seat], winners=won_arr.sum(1), over=over, alive=new[rows, seat] > 0,
-            round_result=result,
+            self.rules, self.episode, self.reward_kind, mine - st[rows, me],
+            won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
         term = np.broadcast_to(term, s.shape)
