@@ -35,7 +35,7 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .base import BaseAgent
-from .optimal import batch_states
+from .optimal import BEST_FIELD, batch_states, policy_at, turn_best
 from .random_agent import RandomAgent
 from .registry import make_agent
 from .solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
@@ -47,7 +47,8 @@ _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
 @dataclass
 class DecisionStates:
     """Every decision of a 2-player round: position ``q``, state row ``s`` in ``levels[q]``, roll ``r``,
-    dice ``m`` (one row of ``batch`` each)."""
+    dice ``m`` and, under ``final_hand: best``, the best rank ``b`` so far (else the rank of ``m``; one row
+    of ``batch`` each)."""
 
     spec: RoundSpec
     levels: list[Level]
@@ -56,6 +57,7 @@ class DecisionStates:
     r: np.ndarray
     m: np.ndarray
     batch: ViewBatch
+    b: np.ndarray
 
 
 def decision_states(ruleset: Ruleset) -> DecisionStates:
@@ -63,15 +65,27 @@ def decision_states(ruleset: Ruleset) -> DecisionStates:
     spec = RoundSpec.of(ruleset, 2)
     levels = enumerate_levels(spec)
     parts: list[tuple[np.ndarray, ...]] = []
+    bests = np.arange(spec.num_ranks if spec.best else 1)
     for q in (0, 1):
         lim = spec.decode(levels[q].keys)[3] if q else np.array([spec.max_rolls])
-        s, r, m = np.meshgrid(
-            np.arange(len(lim)), np.arange(1, spec.max_rolls), np.arange(NUM_MULTISETS), indexing="ij"
+        s, r, m, b = np.meshgrid(
+            np.arange(len(lim)), np.arange(1, spec.max_rolls), np.arange(NUM_MULTISETS), bests, indexing="ij"
         )
         ok = (r < lim[s]) & (m != (spec.instant_m if spec.instant_m is not None else -1))
-        parts.append((np.full(ok.sum(), q), s[ok], r[ok], m[ok]))
-    cq, cs, cr, cm = (np.concatenate(cols) for cols in zip(*parts, strict=True))
-    return DecisionStates(spec, levels, cq, cs, cr, cm, _views(ruleset, spec, levels, cq, cs, cr, cm))
+        if spec.best:  # the best so far is at least the dice showing, and is them after the first roll
+            ok &= ((b > spec.rank_of_m[m]) & (r > 1)) | (b == spec.rank_of_m[m])
+        else:
+            b = spec.rank_of_m[m]
+        parts.append((np.full(ok.sum(), q), s[ok], r[ok], m[ok], b[ok]))
+    cq, cs, cr, cm, cb = (np.concatenate(cols) for cols in zip(*parts, strict=True))
+    batch = _views(ruleset, spec, levels, cq, cs, cr, cm)
+    _set_best(batch, cb)
+    return DecisionStates(spec, levels, cq, cs, cr, cm, batch, cb)
+
+
+def _set_best(batch: ViewBatch, best: np.ndarray) -> None:
+    """Give the batch its ``turn_best_rank`` column (a field once the engine has it; RULES.md §9)."""
+    setattr(batch, BEST_FIELD, best)
 
 
 def _views(
@@ -155,11 +169,13 @@ def agent_policy(agent: Any, ds: DecisionStates) -> dict[int, np.ndarray]:
     is no decision)."""
     probs = action_probabilities(agent, ds.batch)
     out = {}
+    best = (ds.spec.num_ranks,) if ds.spec.best else ()
     for q in (0, 1):
-        table = np.zeros((len(ds.levels[q].keys), max(ds.spec.max_rolls - 1, 0), NUM_MULTISETS, 8))
+        table = np.zeros((len(ds.levels[q].keys), max(ds.spec.max_rolls - 1, 0), *best, NUM_MULTISETS, 8))
         table[..., STOP] = 1.0
         sel = ds.q == q
-        table[ds.s[sel], ds.r[sel] - 1, ds.m[sel]] = probs[sel]
+        cell = (ds.s[sel], ds.r[sel] - 1, *((ds.b[sel],) if best else ()), ds.m[sel])
+        table[cell] = probs[sel]
         out[q] = table
     return out
 
@@ -205,12 +221,13 @@ class BestResponse(BaseAgent):
         if (batch.num_players != 2).any():
             raise ValueError("a best response plays 2-player rounds only")
         q, key = batch_states(self._spec, batch)
+        best = turn_best(self._spec, batch)
         out = np.empty(len(batch), np.int64)
         for qq in (0, 1):
             rows = np.flatnonzero(q == qq)
-            lv = self._levels[qq]
-            r, m = batch.rolls_used[rows] - 1, batch.dice_index[rows]
-            out[rows] = lv.policy[lookup(lv.keys, key[rows]), r, m]
+            lv, b = self._levels[qq], None if best is None else np.asarray(best)[rows]
+            row = lookup(lv.keys, key[rows])
+            out[rows] = policy_at(self._spec, lv, row, batch.rolls_used[rows], batch.dice_index[rows], b)
         return out
 
     def act(self, view: View) -> int:
