@@ -10,6 +10,9 @@ into one :class:`~zanzibar_env.core.observation.ViewBatch` and given to ``agent.
 (agents without a batched policy get ``act`` per state). So any agent that is a function of its
 observation can be evaluated, a neural one included. Views carry the ruleset's starting stack for both
 seats and the earlier hand as its rank (with ``act``, a :class:`~zanzibar_env.core.hands.Hand` of that rank).
+Under ``final_hand: best`` each decision also has the rank of the turn's best throw so far
+(``turn_best_rank``, every rank at least the dice's after the first roll); under ``last`` that field
+is the rank of the dice showing.
 An agent with ``action_probs_batch(batch) -> float[B, 8]`` is read as that stochastic policy, and
 :class:`~agents.random_agent.RandomAgent` as the uniform policy over legal actions; any other agent is
 taken to be deterministic.
@@ -78,14 +81,19 @@ def decision_states(ruleset: Ruleset) -> DecisionStates:
             b = spec.rank_of_m[m]
         parts.append((np.full(ok.sum(), q), s[ok], r[ok], m[ok], b[ok]))
     cq, cs, cr, cm, cb = (np.concatenate(cols) for cols in zip(*parts, strict=True))
-    batch = _views(ruleset, spec, levels, cq, cs, cr, cm)
-    _set_best(batch, cb)
+    batch = _views(ruleset, spec, levels, cq, cs, cr, cm, cb)
     return DecisionStates(spec, levels, cq, cs, cr, cm, batch, cb)
 
 
-def _set_best(batch: ViewBatch, best: np.ndarray) -> None:
-    """Give the batch its ``turn_best_rank`` column (a field once the engine has it; RULES.md §9)."""
-    setattr(batch, BEST_FIELD, best)
+def _with_best(cls: type, best: Any, **fields: Any) -> Any:
+    """``cls(**fields)`` carrying ``turn_best_rank`` (RULES.md §9): as a field where ``cls`` has it, else
+    set on the built batch (``View`` is frozen: there it is left out)."""
+    if BEST_FIELD in getattr(cls, "__dataclass_fields__", {}):
+        return cls(**fields, **{BEST_FIELD: best})
+    obj = cls(**fields)
+    if cls is ViewBatch:
+        setattr(obj, BEST_FIELD, best)
+    return obj
 
 
 def _views(
@@ -96,8 +104,10 @@ def _views(
     s: np.ndarray,
     r: np.ndarray,
     m: np.ndarray,
+    best: np.ndarray,
 ) -> ViewBatch:
-    """The batch of views of the decision states (both seats hold the starting stack)."""
+    """The batch of views of the decision states (both seats hold the starting stack; ``best``: the rank of
+    the turn's best throw so far under ``final_hand: best``, else of the dice showing)."""
     b = len(q)
     lo, k, x, lim = spec.decode(levels[1].keys)
     second = q == 1
@@ -105,8 +115,9 @@ def _views(
     rank = np.where(second, lo[s1], -1)
     seats = np.zeros((b, MAX_PLAYERS), np.int64)
     seats[:, :2] = 1
-    return ViewBatch(
-        ruleset=ruleset, dice=_DICE[m], rolls_used=r, roll_limit=np.where(second, lim[s1], spec.max_rolls),
+    return _with_best(
+        ViewBatch, best, ruleset=ruleset, dice=_DICE[m],
+        rolls_used=r, roll_limit=np.where(second, lim[s1], spec.max_rolls),
         is_first=(~second).astype(np.int64), players_after=1 - q, lowest_rank=rank,
         lowest_count=np.where(second, k[s1], 0), highest_rank=rank,
         earlier_payments=np.where(second & (spec.kind == "own_hand"), x[s1], 0),
@@ -117,14 +128,17 @@ def _views(
 def batch_to_views(batch: ViewBatch) -> list[View]:
     """The :class:`View` of each row of a 2-player decision batch (earlier hands as a hand of that rank)."""
     table = batch.ruleset.table
+    best = getattr(batch, BEST_FIELD, None)
+    best = table.rank_of_multiset[batch.dice_index] if best is None else np.asarray(best)
     out = []
     for i in range(len(batch)):
         lo = int(batch.lowest_rank[i])
         hand = table.hand_of_rank(lo) if lo >= 0 else None
         a, b2, c = (int(v) for v in batch.dice[i])
         n = int(batch.num_players[i])
-        out.append(View(
-            ruleset=batch.ruleset, seat=int(1 - batch.is_first[i]), num_players=n, dice=(a, b2, c),
+        out.append(_with_best(
+            View, int(best[i]), ruleset=batch.ruleset, seat=int(1 - batch.is_first[i]), num_players=n,
+            dice=(a, b2, c),
             rolls_used=int(batch.rolls_used[i]), roll_limit=int(batch.roll_limit[i]),
             is_first=bool(batch.is_first[i]), players_after=int(batch.players_after[i]), lowest=hand,
             lowest_count=int(batch.lowest_count[i]), highest=hand,

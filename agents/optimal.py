@@ -3,7 +3,9 @@
 Objective (see :mod:`agents.solver`): each player, in turn, maximises its own expected result for the
 round (chips given away minus chips received, positive = good; in lives rulesets minus lives lost),
 assuming every later player does the same (a subgame-perfect equilibrium), with exact dice
-probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask.
+probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask. Under
+``final_hand: best`` (RULES.md §9) the bot also reads ``view.turn_best_rank`` (``ViewBatch.turn_best_rank``
+in batches), the rank of the best throw so far this turn, and raises ``ValueError`` without it.
 
 Tables are solved lazily on first use for each (ruleset options, number of active players), kept in
 memory for the process and cached on disk in ``$ZANZIBAR_CACHE_DIR`` (default ``~/.cache/zanzibar_env``)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -17,10 +18,11 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents.exact import decision_states, exploitability
+from agents.exact import batch_to_views, decision_states, exploitability
 from agents.optimal import OptimalAgent
 from agents.solver import RoundSpec, seat_values, solve
 from agents.solver_turn import TIE_EPS
+from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISETS, Hand
 from zanzibar_env.core.observation import ViewBatch
 
@@ -268,3 +270,25 @@ def test_decision_states_under_best_cover_every_best_rank() -> None:
     assert np.array_equal(ds.batch.turn_best_rank, ds.b)  # type: ignore[attr-defined]
     assert len(np.unique(ds.b[ds.r == 2])) == rank.max() + 1
     assert len(MULTISETS) == 56
+
+
+@dataclass(frozen=True, slots=True)
+class ViewWithBest(View):
+    """A :class:`View` carrying the field RULES.md §9 asks the engine for (until the kernel adds it)."""
+
+    turn_best_rank: int = -1
+
+
+def test_scalar_act_and_evaluate_agree_with_the_batch_under_best(tmp_path: Any) -> None:
+    rules = zz.load_ruleset("lives", final_hand="best", **LIVES_BY_TOP)
+    agent = OptimalAgent(cache_dir=tmp_path)
+    ds = decision_states(rules)
+    acts = agent.act_batch(ds.batch)
+    rows = np.random.default_rng(0).choice(len(ds.q), 300, replace=False)
+    views = batch_to_views(ds.batch)
+    for i in rows:
+        fields = {f: getattr(views[i], f) for f in View.__dataclass_fields__ if f != "turn_best_rank"}
+        view = ViewWithBest(**fields, turn_best_rank=int(ds.b[i]))
+        assert agent.act(view) == acts[i]
+        values = agent.evaluate(view)
+        assert values[int(acts[i])] >= max(values.values()) - 1e-9
