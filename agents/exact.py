@@ -86,14 +86,8 @@ def decision_states(ruleset: Ruleset) -> DecisionStates:
 
 
 def _with_best(cls: type, best: Any, **fields: Any) -> Any:
-    """``cls(**fields)`` carrying ``turn_best_rank`` (RULES.md §9): as a field where ``cls`` has it, else
-    set on the built batch (``View`` is frozen: there it is left out)."""
-    if BEST_FIELD in getattr(cls, "__dataclass_fields__", {}):
-        return cls(**fields, **{BEST_FIELD: best})
-    obj = cls(**fields)
-    if cls is ViewBatch:
-        setattr(obj, BEST_FIELD, best)
-    return obj
+    """``cls(**fields)`` carrying ``turn_best_rank`` (RULES.md §9), a field of ``View`` and ``ViewBatch``."""
+    return cls(**fields, **{BEST_FIELD: best})
 
 
 def _views(

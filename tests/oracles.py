@@ -12,7 +12,7 @@ def reference_obs(view: View) -> np.ndarray:
     one rounding to float32 at the end)."""
     r = view.ruleset
     top = max(r.table.num_ranks - 1, 1)
-    rank = r.table.score(view.dice).rank
+    rank = view.turn_best_rank if view.turn_best_rank >= 0 else r.table.score(view.dice).rank
     lo = view.lowest.rank if view.lowest is not None else None
     hi = view.highest.rank if view.highest is not None else None
     o = [d / 6.0 for d in view.dice] + [rank / top]
@@ -26,6 +26,6 @@ def reference_obs(view: View) -> np.ndarray:
     ]
     o += [view.earlier_payments / 28]
     pad = [0.0] * (8 - view.num_players)
-    o += [s / r.starting_stack for s in view.stacks] + pad + [float(a) for a in view.active] + pad
+    o += [s / r.stack_scale for s in view.stacks] + pad + [float(a) for a in view.active] + pad
     o += [view.num_players / 8]
     return np.array(o, np.float64).astype(np.float32)

@@ -20,7 +20,7 @@ from .oracles import reference_obs
 IDS = ("Zanzibar-v0", "ZanzibarRound-v0")
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "simple_scoring", "alt_chips", "lives"])
+@pytest.mark.parametrize("ruleset", ["classic", "simple_scoring", "alt_chips", "lives", "penalty"])
 @pytest.mark.parametrize("env_id", IDS)
 def test_checkers_pass(env_id: str, ruleset: str) -> None:
     assert ruleset in available_rulesets()

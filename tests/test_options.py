@@ -35,7 +35,6 @@ def script(*actions: int) -> Callable[[View], int]:
 # ---- §7: lives lost by the round's top hand ---------------------------------------------------------
 
 
-@KERNEL
 def test_three_sixes_on_top_cost_the_loser_six_lives() -> None:
     rules = zz.load_ruleset("lives", **LIVES_BY_TOP)
     # Everyone stops after one throw. Seat 0: 6-6-6 (three 6s, the round's top hand); seat 1: 6-6-5
@@ -47,7 +46,6 @@ def test_three_sixes_on_top_cost_the_loser_six_lives() -> None:
     assert rec.stacks_after == [11, 11, 5]
 
 
-@KERNEL
 def test_tied_losers_each_lose_the_top_hands_lives() -> None:
     rules = zz.load_ruleset("lives", **LIVES_BY_TOP)  # tie_rule: all
     # Seat 0: 4-4-4 (top: three 4s, cost 4); seats 1 and 2 both sum 6 (1-2-3 and 1-2-3): both lose 4.
@@ -56,7 +54,6 @@ def test_tied_losers_each_lose_the_top_hands_lives() -> None:
     assert rec.stacks_after == [11, 7, 7]
 
 
-@KERNEL
 def test_pair_on_top_costs_one_and_a_zanzibar_under_worst_so_far_costs_the_table_entry() -> None:
     table = {**SEED_TABLE, "zanzibar": 2, "pair": 3}
     rules = zz.load_ruleset(
@@ -73,7 +70,6 @@ def test_pair_on_top_costs_one_and_a_zanzibar_under_worst_so_far_costs_the_table
     assert rec.stacks_after == [9, 11, 11]
 
 
-@KERNEL
 def test_a_game_where_the_cost_varies_by_round() -> None:
     rules = zz.load_ruleset("lives", **LIVES_BY_TOP)
     # Start 4 and 7 lives; everyone stops at once.
@@ -88,7 +84,6 @@ def test_a_game_where_the_cost_varies_by_round() -> None:
 # ---- §8: the penalty game -----------------------------------------------------------------------------
 
 
-@KERNEL
 def test_penalty_game_ends_after_num_rounds_and_fewest_points_win() -> None:
     rules = zz.load_ruleset("penalty", num_rounds=3)
     # Points start at 0; everyone stops at once; the worst hand takes 1 point; nobody is out.
@@ -105,7 +100,6 @@ def test_penalty_game_ends_after_num_rounds_and_fewest_points_win() -> None:
     assert game.winners == [1] and not game.truncated
 
 
-@KERNEL
 def test_penalty_ties_share_points_and_the_win_and_a_zanzibar_round_counts() -> None:
     rules = zz.load_ruleset("penalty", num_rounds=3)
     # 3 players, tie_rule all, instant_zanzibar no_loss.
@@ -122,7 +116,6 @@ def test_penalty_ties_share_points_and_the_win_and_a_zanzibar_round_counts() -> 
     assert game.winners == [0, 1, 2] and not game.truncated
 
 
-@KERNEL
 def test_penalty_with_points_by_the_top_hand_and_handicap_stacks() -> None:
     rules = zz.load_ruleset("penalty", num_rounds=1, **LIVES_BY_TOP)
     # Start from [0, 3] (a handicap). Seat 0 6-6-6 (top, cost 6); seat 1 1-2-3: seat 1 takes 6 -> [0, 9].
@@ -130,7 +123,6 @@ def test_penalty_with_points_by_the_top_hand_and_handicap_stacks() -> None:
     assert game.final_stacks == [0, 9] and game.winners == [0]
 
 
-@KERNEL
 def test_penalty_max_rounds_truncates_before_num_rounds() -> None:
     rules = zz.load_ruleset("penalty", num_rounds=5, max_rounds=1)
     # Seat 0 5-5-5, seat 1 1-2-3: seat 1 +1; then the cap of 1 round cuts the game: no winners.
@@ -141,7 +133,6 @@ def test_penalty_max_rounds_truncates_before_num_rounds() -> None:
 # ---- §9: a turn's hand is its best throw --------------------------------------------------------------
 
 
-@KERNEL
 def test_seed_000_round_example_with_best_throws() -> None:
     rules = zz.load_ruleset("classic", final_hand="best")
     # The seed's example: player 1 (seat 0) throws 2-5-6, re-throws all, 1-1-1 in two rolls (limit 2);
@@ -161,7 +152,6 @@ def test_seed_000_round_example_with_best_throws() -> None:
     assert rec.transfers == [-4, -4, -4, 16, -4]
 
 
-@KERNEL
 def test_best_throw_counts_and_holds_come_from_the_last_throw() -> None:
     rules = zz.load_ruleset("classic", final_hand="best")
     # Seat 0: 6-6-6; re-throws all: 2-5-6 (67 points); holds the 5 and the 6 (mask 0b110 = 6) of the
@@ -176,7 +166,6 @@ def test_best_throw_counts_and_holds_come_from_the_last_throw() -> None:
     assert rec.stacks_after == [17, 23]
 
 
-@KERNEL
 @pytest.mark.parametrize("final_hand", ["last", "best"])
 def test_view_shows_the_best_throw_so_far(final_hand: str) -> None:
     rules = zz.load_ruleset("classic", final_hand=final_hand)
@@ -191,3 +180,38 @@ def test_view_shows_the_best_throw_so_far(final_hand: str) -> None:
     zz.play_round(rules, [watch, lambda v: 7], dice=[6, 6, 6, 2, 5, 6, 1, 4, 5])
     first, second = rules.score((6, 6, 6)).rank, rules.score((2, 5, 6)).rank
     assert seen == [(1, first), (2, first if final_hand == "best" else second)]
+
+
+# ---- the options in the envs --------------------------------------------------------------------------
+
+
+def test_penalty_env_episode_is_num_rounds_and_rewards_are_minus_points() -> None:
+    from zanzibar_env.envs.env import ZanzibarEnv
+
+    rules = zz.load_ruleset("penalty", num_rounds=4)
+    env = ZanzibarEnv(ruleset=rules, num_players=3, opponents="random", seat=1)
+    for seed in range(5):
+        _, info = env.reset(seed=seed)
+        total, rounds, done = 0.0, list(info["rounds"]), False
+        while not done:
+            _, reward, term, trunc, info = env.step(7)
+            total, done = total + reward, term or trunc
+            rounds += info["rounds"]
+        # terminated (not truncated) after exactly num_rounds rounds; "chips" reward = minus points taken
+        assert term and not trunc and len(rounds) == 4
+        assert total == -sum(r.transfers[1] for r in rounds)
+        assert env.game is not None and env.game.record.winners
+
+
+def test_best_throw_slot_shows_the_best_hand_so_far() -> None:
+    from zanzibar_env.core.observation import decode
+    from zanzibar_env.envs.env import ZanzibarEnv
+
+    rules = zz.load_ruleset("classic", final_hand="best")
+    # The agent (seat 0) throws 6-6-6, re-throws all: 2-5-6. Slot 3 (hand_rank) keeps 6-6-6's rank
+    # (the hand it would score by stopping now); slots 0-2 show the dice on the table.
+    env = ZanzibarEnv(ruleset=rules, seat=0, dice=[6, 6, 6, 2, 5, 6, 1, 4, 5] + [1] * 30)
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step(0)
+    d = decode(obs, rules)
+    assert d["dice"] == (2, 5, 6) and d["hand_rank"] == rules.score((6, 6, 6)).rank

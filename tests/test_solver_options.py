@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -22,7 +21,6 @@ from agents.exact import batch_to_views, decision_states, exploitability
 from agents.optimal import OptimalAgent
 from agents.solver import RoundSpec, seat_values, solve
 from agents.solver_turn import TIE_EPS
-from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISETS, Hand
 from zanzibar_env.core.observation import ViewBatch
 
@@ -259,8 +257,8 @@ def test_optimal_bot_reads_turn_best_rank_under_best(tmp_path: Any) -> None:
         del i
     assert spread.any()
     view = zz.RoundState(rules, [20, 20], 0, zz.ScriptedDice([6, 6, 6])).view()
-    with pytest.raises(ValueError, match="turn_best_rank"):
-        agent.act(view)  # the engine's View gains the field with the kernel (RULES.md §9)
+    assert view.turn_best_rank == rules.score((6, 6, 6)).rank  # the engine's View carries it (§9)
+    assert agent.act(view) in range(8)
 
 
 def test_decision_states_under_best_cover_every_best_rank() -> None:
@@ -272,13 +270,6 @@ def test_decision_states_under_best_cover_every_best_rank() -> None:
     assert len(MULTISETS) == 56
 
 
-@dataclass(frozen=True, slots=True)
-class ViewWithBest(View):
-    """A :class:`View` carrying the field RULES.md §9 asks the engine for (until the kernel adds it)."""
-
-    turn_best_rank: int = -1
-
-
 def test_scalar_act_and_evaluate_agree_with_the_batch_under_best(tmp_path: Any) -> None:
     rules = zz.load_ruleset("lives", final_hand="best", **LIVES_BY_TOP)
     agent = OptimalAgent(cache_dir=tmp_path)
@@ -287,8 +278,7 @@ def test_scalar_act_and_evaluate_agree_with_the_batch_under_best(tmp_path: Any) 
     rows = np.random.default_rng(0).choice(len(ds.q), 300, replace=False)
     views = batch_to_views(ds.batch)
     for i in rows:
-        fields = {f: getattr(views[i], f) for f in View.__dataclass_fields__ if f != "turn_best_rank"}
-        view = ViewWithBest(**fields, turn_best_rank=int(ds.b[i]))
+        view = views[i]._replace(turn_best_rank=int(ds.b[i]))
         assert agent.act(view) == acts[i]
         values = agent.evaluate(view)
         assert values[int(acts[i])] >= max(values.values()) - 1e-9

@@ -63,6 +63,24 @@ RULESETS = {
     "lives_rolloff": load_ruleset(
         "lives", tie_rule="rolloff", first_roller_sets_limit=True, starting_stack=4
     ),
+    # the three options of RULES.md §7-§9, each against the engine on scripted dice
+    "lives_by_top": load_ruleset(
+        "lives",
+        payment="lives_by_highest_hand",
+        lives_table={"zanzibar": 2, "three_of_a_kind": "face", "pair": 1, "sum": 1},
+        instant_zanzibar="worst_so_far_loses",
+        starting_stack=6,
+    ),
+    "penalty": load_ruleset("penalty", num_rounds=4),
+    "penalty_by_top": load_ruleset(
+        "penalty",
+        num_rounds=3,
+        payment="lives_by_highest_hand",
+        lives_table={"zanzibar": 0, "three_of_a_kind": "face", "pair": 1, "sum": 1},
+        tie_rule="rolloff",
+    ),
+    "best": load_ruleset("classic", final_hand="best", starting_stack=6),
+    "best_lives": load_ruleset("lives", final_hand="best", first_roller_sets_limit=True, starting_stack=3),
 }
 
 
@@ -246,7 +264,7 @@ def test_bad_input() -> None:
             vec.step(np.array([3, 3]))
 
 
-@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives", "odd"])
+@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives", "odd", "penalty", "best"])
 def test_table_encoding_is_encode_batch(name: str) -> None:
     for n in (2, 3, 8):
         vec = ZanzibarVectorEnv(64, ruleset=RULESETS[name], num_players=n, opponents="random", seed=0)

@@ -19,7 +19,7 @@ from . import settlement as S
 from .dice import DiceSource
 from .hands import MULTISETS, Hand
 from .kernel import AFTER as _AFTER
-from .kernel import NUM_ACTIONS, STOP, public_after_turn, turn_over
+from .kernel import NUM_ACTIONS, STOP, best_after_roll, public_after_turn, turn_over
 from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
@@ -49,6 +49,9 @@ class View(NamedTuple):
     earlier_payments: int  # sum of own-hand payments of earlier players (alt_chips)
     stacks: tuple[int, ...]  # chips or lives, relative to the acting seat
     active: tuple[bool, ...]  # still in the game, relative to the acting seat
+    #: rank of the hand the turn scores if the player stops now: the current dice under ``final_hand:
+    #: last``, the best throw of the turn so far under ``best`` (RULES.md §9); -1 if unknown
+    turn_best_rank: int = -1
 
     @property
     def hand(self) -> Hand:
@@ -157,6 +160,8 @@ class RoundState:
         self._limit = ruleset.max_rolls  # the round's roll limit (set by the first roller)
         self.current_seat: int | None = None
         self._ms = 0
+        self._best_rank, self._best_ms = -1, 0  # the hand the turn scores if it stops now
+        self._rank = tables.rank
         self.rolls_used = 0
         self._turn_limit = ruleset.max_rolls
         self._turn: TurnRecord | None = None
@@ -176,6 +181,11 @@ class RoundState:
     def dice_index(self) -> int:
         """Multiset index (``hands.MULTISETS``) of the current dice."""
         return self._ms
+
+    @property
+    def turn_best_rank(self) -> int:
+        """Rank of the hand the turn scores if the player stops now (RULES.md §9; -1 between turns)."""
+        return self._best_rank
 
     @property
     def turn_limit(self) -> int:
@@ -284,7 +294,7 @@ class RoundState:
             rolls_used=self.rolls_used, roll_limit=self._turn_limit, is_first=self._pos == 0,
             players_after=len(self._order) - self._pos - 1, lowest=lo, lowest_count=self._lo_count,
             highest=hi, earlier_payments=self._paid, stacks=(*st[seat:], *st[:seat]),
-            active=(*act[seat:], *act[:seat]),
+            active=(*act[seat:], *act[:seat]), turn_best_rank=self._best_rank,
         )  # fmt: skip
 
     def act(self, action: Any) -> None:
@@ -309,6 +319,7 @@ class RoundState:
         self._turn = TurnRecord(seat=self.current_seat)
         self._turn_limit = K.turn_limit(self._pos == 0, self._limit, self.ruleset.max_rolls)
         self.rolls_used = 0
+        self._best_rank = -1
         self._roll(0)
 
     def _roll(self, hold: int) -> None:
@@ -317,11 +328,14 @@ class RoundState:
         self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
         self.rolls_used += 1
         self._turn.rolls.append(list(MULTISETS[ms]))  # type: ignore[union-attr]
+        self._best_rank, self._best_ms = best_after_roll(
+            self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
+        )
         if turn_over(self.rolls_used, self._turn_limit, self._instant[ms]):
             self._end_turn()
 
     def _end_turn(self) -> None:
-        seat, turn, ms = self.current_seat, self._turn, self._ms
+        seat, turn, ms = self.current_seat, self._turn, self._best_ms
         assert seat is not None and turn is not None
         hand = self.table.hands[ms]
         turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
@@ -334,7 +348,7 @@ class RoundState:
         first = self._pos == 0
         self._limit = K.limit_after_turn(first, self.rolls_used, self._limit, self.ruleset)
         self._pos += 1
-        instant = self._instant[ms]
+        instant = self._instant[self._ms]
         if K.round_over(self._pos, len(self._order), instant):
             self._settle(instant)
         else:
@@ -354,13 +368,12 @@ class RoundState:
         rec.losers = [s for s, lost in zip(order, losers, strict=True) if lost]
         before = list(self._stacks)
         st = [self._stacks[s] for s in order]
-        if rules.stake == "lives":
-            after = S.lose_lives(st, losers, rules.lives_lost)
-        else:
+        amounts = None
+        if rules.stake == "chips":
             cat, ms_of = self._cat, self._ms_of
             cats = [cat[ms_of[s]] if s in ms_of else 0 for s in order]  # 0: never rolled (pays by the top)
-            chips = self._tables.chips
-            after = S.pay_chips(st, losers, S.chip_amounts(rules, chips, cats, cat[ms_of[self._hi_seat]]))
+            amounts = S.chip_amounts(rules, self._tables.chips, cats, cat[ms_of[self._hi_seat]])
+        after = S.stacks_after(rules, st, losers, amounts, self._tables.lives[self._hi])
         for s, a in zip(order, after, strict=True):
             self._stacks[s] = a
         rec.transfers = [a - b for a, b in zip(self._stacks, before, strict=True)]

@@ -124,7 +124,9 @@ class GameState:
         played = [False] * self.num_players
         for t in rec.turns:
             played[t.seat] = True
-        won, over = S.game_winners(self.ruleset, rec.stacks_before, self.stacks, played)
+        won, over = S.game_winners(
+            self.ruleset, rec.stacks_before, self.stacks, played, len(self.record.rounds)
+        )
         return [s for s, w in enumerate(won) if w] if over else []
 
     def _next_starter(self, rec: RoundRecord) -> int:
@@ -132,7 +134,7 @@ class GameState:
         n = self.num_players
         for k in range(n):
             s = (rec.winner + k) % n
-            if self.ruleset.stake == "chips" or self.stacks[s] > 0:
+            if self.ruleset.stake != "lives" or self.stacks[s] > 0:
                 return s
         raise AssertionError("no active seat")  # pragma: no cover
 
@@ -146,7 +148,7 @@ def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list
         raise ValueError(f"starting stacks must be non-negative integers, got {values!r}")
     if ruleset.stake == "chips" and min(values) == 0:
         raise ValueError(f"every chip stack must be positive at the start (0 chips has won): {values!r}")
-    if sum(v > 0 for v in values) < 2:
+    if ruleset.stake == "lives" and sum(v > 0 for v in values) < 2:
         raise ValueError(f"a game needs at least two players with lives left, got {values!r}")
     return [int(v) for v in values]
 

@@ -2,10 +2,15 @@
 
 Where each rule lives
 ---------------------
-* actions and legal masks, dice transitions and their probabilities, the roll limit of a turn, when a
-  turn and a round are over, the public state after each turn: **this module**;
-* who loses a round (ties, roll-offs, instant Zanzibar), who pays whom and how much, lives lost, the
-  end of a game, rewards: :mod:`zanzibar_env.core.settlement`;
+* actions and legal masks (:func:`legal_mask`, :func:`check_action`, :func:`check_actions`), dice
+  transitions and their probabilities (:data:`TRANSITION`, :func:`transition_probs`), the roll limit of
+  a turn and how the first roller sets it (:func:`turn_limit`, :func:`limit_after_turn`), when a turn
+  and a round are over, which throw a turn scores (:func:`best_after_roll`, ``final_hand``), the public
+  state after each turn (:func:`public_after_turn`), the price tables of a round (chips by category,
+  own-hand payments, lives or penalty points by the top hand's rank): **this module**;
+* who loses a round (ties, roll-offs, instant Zanzibar), who pays whom and how much, lives lost and
+  penalty points taken, the end of a game (winners, the lives tie-break, the penalty game's
+  ``num_rounds``), rewards: :mod:`zanzibar_env.core.settlement`;
 * the observation encoding and the terminal observation: :mod:`zanzibar_env.core.observation`;
 * hand ranks and categories: :mod:`zanzibar_env.core.hands`; the options themselves:
   :mod:`zanzibar_env.core.rules`.
@@ -252,6 +257,16 @@ def round_over(turns_taken: Number, active_players: Number, instant: Number) -> 
     return (turns_taken >= active_players) | instant
 
 
+def best_after_roll(
+    best_rank: Number, best_ms: Number, rank: Number, ms: Number, ruleset: Ruleset
+) -> tuple[Number, Number]:
+    """The hand a turn would score if it stopped now, after a throw of multiset ``ms`` (rank ``rank``):
+    the throw itself (``final_hand: last``), or the best throw of the turn so far (``best``; the earliest
+    of equal ranks). ``best_rank`` is -1 before the turn's first throw. Returns ``(rank, multiset)``."""
+    take = (rank > best_rank) | (ruleset.final_hand == "last")
+    return select(take, rank, best_rank), select(take, ms, best_ms)
+
+
 # ---- the public state after each turn ---------------------------------------------------------------
 def public_after_turn(
     lo: Number, lo_count: Number, lo_seat: Number, hi: Number, hi_seat: Number, rank: Number, seat: Number
@@ -293,6 +308,17 @@ def chips_of_category(ruleset: Ruleset) -> np.ndarray:
     return out
 
 
+@per_ruleset
+def lives_lost_by_rank(ruleset: Ruleset) -> np.ndarray:
+    """``int64[num_ranks]`` (read-only): lives (penalty points) each loser loses, by the rank of the
+    round's highest hand (``Ruleset.lives_by_rank``; RULES.md §7); zeros in chip rulesets."""
+    out = np.zeros(ruleset.table.num_ranks, np.int64)
+    if ruleset.stake != "chips":
+        out[:] = ruleset.lives_by_rank
+    out.setflags(write=False)
+    return out
+
+
 class ScalarTables:
     """The per-ruleset tables above as Python lists and tuples (the scalar engine's fast reads)."""
 
@@ -303,6 +329,8 @@ class ScalarTables:
         self.own_payment: list[int] = own_hand_payment(ruleset).tolist()
         self.category: list[int] = ruleset.table.category_of_multiset.tolist()
         self.chips: list[int] = chips_of_category(ruleset).tolist()
+        self.lives: list[int] = lives_lost_by_rank(ruleset).tolist()
+        self.rank: list[int] = ruleset.table.rank_of_multiset.tolist()
 
 
 scalar_tables = per_ruleset(ScalarTables)

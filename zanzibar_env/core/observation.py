@@ -12,7 +12,7 @@ tables): the envs, the vector env, :func:`encode` (one view) and :func:`encode_b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -66,6 +66,8 @@ class ViewBatch:
     stacks: np.ndarray  # [B, 8]
     active: np.ndarray  # [B, 8]
     num_players: np.ndarray
+    #: rank of the hand each turn scores if it stops now (``View.turn_best_rank``; RULES.md §9)
+    turn_best_rank: np.ndarray | None = field(default_factory=lambda: None)  # no class attribute: lazy-able
 
     def __len__(self) -> int:
         return int(self.dice.shape[0])
@@ -105,6 +107,7 @@ class ViewBatch:
             stacks=stacks,
             active=active,
             num_players=col("num_players"),
+            turn_best_rank=col("turn_best_rank"),
         )
 
 
@@ -119,8 +122,9 @@ def _at(name: str) -> slice:
 
 
 #: Where each block goes (from ``OBS_LAYOUT``; no literal slot numbers elsewhere).
-HEAD, ROLLS, MID, STACKS, ACTIVE, SIZE = (
-    slice(0, 4),  # dice, hand_rank
+DICE, RANK, ROLLS, MID, STACKS, ACTIVE, SIZE = (
+    _at("dice"),
+    OBS_LAYOUT["hand_rank"][0],
     slice(4, 7),  # rolls_used, roll_limit, rolls_left
     slice(7, 16),  # is_first .. earlier_payments
     _at("stacks"),
@@ -138,24 +142,27 @@ class Encoder:
     Slots (each value is computed in float64 and rounded to float32 once):
 
     * 0-2 ``dice``: the three dice, sorted ascending, face / 6;
-    * 3 ``hand_rank``: current hand's rank / best rank (0 = worst hand, 1 = best: 4-5-6 or 4-2-1);
+    * 3 ``hand_rank``: rank of the hand the turn scores if the player stops now / best rank (0 = worst
+      hand, 1 = best: 4-5-6 or 4-2-1): the current dice under ``final_hand: last``, the best throw of
+      the turn so far under ``best`` (RULES.md §9; the current dice are in slots 0-2);
     * 4 ``rolls_used``, 5 ``roll_limit``, 6 ``rolls_left``: each / ``max_rolls``;
     * 7 ``is_first``: 1 if this player rolls first this round;
     * 8 ``players_after``: active players still to roll after this one / 7;
     * 9 ``has_lowest``: 1 if an earlier player has a hand this round;
     * 10 ``lowest_rank``, 12 ``highest_rank``: the lowest / highest earlier hand's rank / best (0 if none);
     * 11 ``lowest_count``: earlier players sharing the lowest hand / 7;
-    * 13 ``vs_lowest``, 14 ``vs_highest``: current hand compared with them, -1 / 0 / +1 (0 if none);
+    * 13 ``vs_lowest``, 14 ``vs_highest``: the slot-3 hand compared with them, -1 / 0 / +1 (0 if none);
     * 15 ``earlier_payments``: own-hand payments of earlier players / 28 (``payment: own_hand``);
-    * 16-23 ``stacks``: chips or lives / starting stack per seat, own seat first, clockwise, 0-padded;
+    * 16-23 ``stacks``: chips, lives or penalty points / ``Ruleset.stack_scale`` (the starting stack;
+      under ``stake: penalty`` the most points one player can take) per seat, own seat first,
+      clockwise, 0-padded;
     * 24-31 ``active``: 1 if that seat is still in the game; 32 ``num_players``: players / 8.
     """
 
     def __init__(self, ruleset: Ruleset) -> None:
         t, mr = ruleset.table, ruleset.max_rolls
-        self.ruleset, self.top, self.scale = ruleset, max(t.num_ranks - 1, 1), ruleset.starting_stack
-        dice = np.array(MULTISETS, np.float64)
-        self.head = np.column_stack([dice / 6.0, t.rank_of_multiset / self.top]).astype(np.float32)
+        self.ruleset, self.top, self.scale = ruleset, max(t.num_ranks - 1, 1), ruleset.stack_scale
+        self.head = (np.array(MULTISETS, np.float64) / 6.0).astype(np.float32)  # [56, 3] dice / 6
         u, lim = np.meshgrid(np.arange(mr + 1), np.arange(mr + 1), indexing="ij")
         self.rolls = np.stack([u / mr, lim / mr, (lim - u) / mr], -1).astype(np.float32)  # [used, limit]
         self.per7 = (np.arange(MAX_PLAYERS) / (MAX_PLAYERS - 1)).astype(np.float32)  # counts / 7
@@ -165,17 +172,19 @@ class Encoder:
         self._per7, self._rank, self._rank_ms = self.per7.tolist(), self.rank.tolist(), self.rank_ms.tolist()
 
     def rows(
-        self, ms: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray, after: np.ndarray,
-        lo: np.ndarray, lo_count: np.ndarray, hi: np.ndarray, paid: np.ndarray,
+        self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
+        after: np.ndarray, lo: np.ndarray, lo_count: np.ndarray, hi: np.ndarray, paid: np.ndarray,
         stacks: np.ndarray, active: np.ndarray, num_players: np.ndarray | int | None = None,
     ) -> np.ndarray:  # fmt: skip
-        """``float32[R, 33]``; ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
+        """``float32[R, 33]``; ``best`` is the rank of the hand that counts now (``turn_best_rank``);
+        ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
         ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
         o = np.empty((ms.size, OBS_SIZE), np.float32)
-        o[:, HEAD] = self.head[ms]
+        o[:, DICE] = self.head[ms]
+        o[:, RANK] = self.rank[best + 1]
         o[:, ROLLS] = self.rolls[used, limit]
         has = lo >= 0
-        rank = self.rank_ms[ms]
+        rank = best
         mid = (is_first, self.per7[after], has, self.rank[lo + 1], self.per7[lo_count], self.rank[hi + 1],
                np.sign(rank - lo) * has, np.sign(rank - hi) * has, paid / MAX_EARLIER_PAYMENTS)  # fmt: skip
         for k, col in enumerate(mid):
@@ -206,16 +215,17 @@ class Encoder:
         ]
 
     def one(
-        self, ms: int, used: int, limit: int, is_first: bool, after: int,
+        self, ms: int, best: int, used: int, limit: int, is_first: bool, after: int,
         lo: int, lo_count: int, hi: int, paid: int, tail: list[float],
     ) -> np.ndarray:  # fmt: skip
         """The observation of one player (``tail`` from :meth:`tail`): the same floats as :meth:`rows`."""
-        rank = self._rank_ms[ms]
+        rank = best
         has = lo >= 0
         mid = [float(is_first), self._per7[after], float(has), self._rank[lo + 1], self._per7[lo_count],
                self._rank[hi + 1], float(((rank > lo) - (rank < lo)) * has),
                float(((rank > hi) - (rank < hi)) * has), paid / MAX_EARLIER_PAYMENTS]  # fmt: skip
-        return np.array(self._head[ms] + self._rolls[used][limit] + mid + tail, np.float32)
+        head = [*self._head[ms], self._rank[best + 1]]
+        return np.array(head + self._rolls[used][limit] + mid + tail, np.float32)
 
     def terminal(self, stacks: np.ndarray, active: np.ndarray) -> np.ndarray:
         """``float32[R, 33]`` after an episode: zeros but the seat blocks and the table size
@@ -231,8 +241,13 @@ encoder = per_ruleset(Encoder)
 
 def encode_batch(b: ViewBatch) -> np.ndarray:
     """Observations ``float32[B, OBS_SIZE]`` for a batch of views."""
+    best = (
+        b.hand_rank
+        if b.turn_best_rank is None
+        else np.where(b.turn_best_rank < 0, b.hand_rank, b.turn_best_rank)
+    )
     return encoder(b.ruleset).rows(
-        b.dice_index, b.rolls_used, b.roll_limit, b.is_first, b.players_after, b.lowest_rank,
+        b.dice_index, best, b.rolls_used, b.roll_limit, b.is_first, b.players_after, b.lowest_rank,
         b.lowest_count, b.highest_rank, b.earlier_payments, b.stacks, b.active, b.num_players,
     )  # fmt: skip
 
@@ -242,8 +257,10 @@ def encode(view: View) -> np.ndarray:
     e = encoder(view.ruleset)
     lo = view.lowest.rank if view.lowest is not None else -1
     hi = view.highest.rank if view.highest is not None else -1
+    ms = MULTISET_INDEX[view.dice]
+    best = view.turn_best_rank if view.turn_best_rank >= 0 else int(e.rank_ms[ms])
     return e.one(
-        MULTISET_INDEX[view.dice], view.rolls_used, view.roll_limit, view.is_first, view.players_after, lo,
+        ms, best, view.rolls_used, view.roll_limit, view.is_first, view.players_after, lo,
         view.lowest_count, hi, view.earlier_payments, e.tail(list(view.stacks), list(view.active)),
     )  # fmt: skip
 
@@ -273,7 +290,7 @@ def decode(obs: np.ndarray, ruleset: Ruleset) -> dict[str, object]:
         "vs_lowest": round(o[13]),
         "vs_highest": round(o[14]),
         "earlier_payments": cnt(15, MAX_EARLIER_PAYMENTS),
-        "stacks": tuple(round(x * ruleset.starting_stack) for x in o[16 : 16 + n]),
+        "stacks": tuple(round(x * ruleset.stack_scale) for x in o[16 : 16 + n]),
         "active": tuple(bool(x > 0.5) for x in o[24 : 24 + n]),
         "num_players": n,
     }

@@ -110,16 +110,40 @@ def lose_lives(stacks: Sequence[Number], losers: Sequence[Number], lost: Number)
     return [s - out * _least(lost, s) for s, out in zip(stacks, losers, strict=True)]
 
 
+def stacks_after(
+    ruleset: Ruleset, stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number
+) -> list[Number]:
+    """Stacks after the round: chips paid to the losers (``amounts``, see :func:`chip_amounts`); lives
+    lost (``lost`` each, by the round's top hand: ``kernel.lives_lost_by_rank``); or, under ``stake:
+    penalty``, ``lost`` penalty points taken by each loser (points count up, RULES.md §8)."""
+    if ruleset.stake == "chips":
+        return pay_chips(stacks, losers, amounts)
+    if ruleset.stake == "lives":
+        return lose_lives(stacks, losers, lost)
+    return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
+
+
 # ---- the end of a game ------------------------------------------------------------------------------
 def game_winners(
-    ruleset: Ruleset, before: Sequence[Number], after: Sequence[Number], played: Sequence[Number]
+    ruleset: Ruleset,
+    before: Sequence[Number],
+    after: Sequence[Number],
+    played: Sequence[Number],
+    rounds: Number,
 ) -> tuple[list[Number], Number]:
-    """``(winners, over)`` after a round: chips: every seat at 0 chips wins; lives: the last seat with
-    lives wins, and if everyone left went out in this round, those of them (who rolled) with the most
-    lives at its start win."""
+    """``(winners, over)`` after the game's ``rounds``-th round: chips: every seat at 0 chips wins;
+    lives: the last seat with lives wins, and if everyone left went out in this round, those of them (who
+    rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, the fewest points
+    win (ties share)."""
+    over: Number = False
+    if ruleset.stake == "penalty":
+        over = rounds >= ruleset.num_rounds
+        least: Number = _BIG
+        for a in after:
+            least = _least(a, least)
+        return [over & (a == least) for a in after], over
     if ruleset.stake == "chips":
         won = [a == 0 for a in after]
-        over: Number = False
         for w in won:
             over = over | w
         return won, over

@@ -52,6 +52,7 @@ class BatchedGame:
         self.PAY = K.chips_of_category(r)
         self.OWN_PAY = K.own_hand_payment(r)
         self.INSTANT = K.ends_turn_at_once(r)
+        self.LIVES = K.lives_lost_by_rank(r)
         self.instant = r.instant_zanzibar != "off"
         self.lives = r.stake == "lives"
         self._legal = K.legal_mask(r.holds_allowed)
@@ -69,6 +70,7 @@ class BatchedGame:
         self.limit, self.rolls, self.ms, self.rounds = z(), z(), z(), z()
         self.lo_rank, self.lo_count, self.hi_rank, self.hi_seat, self.epay = z(), z(), z(), z(), z()
         self.lo_seat = z()
+        self.best_rank, self.best_ms = z(), z()  # the hand the turn scores if it stops now
         self.inst = np.zeros(N, bool)  # the round ended on an instant Zanzibar
         self.term, self.trunc, self.passing = np.zeros(N, bool), np.zeros(N, bool), np.zeros(N, bool)
         self.acc = np.zeros(N, np.float64)  # reward of the step being played
@@ -117,6 +119,9 @@ class BatchedGame:
         """Re-throw the unheld dice of rows ``r``; returns where the turn is over (limit or instant)."""
         ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
+        self.best_rank[r], self.best_ms[r] = K.best_after_roll(
+            self.best_rank[r], self.best_ms[r], self.RANK_MS[ms], ms, self.rules
+        )
         rolls = self.rolls[r] + 1
         self.rolls[r] = rolls
         return K.turn_over(
@@ -125,6 +130,7 @@ class BatchedGame:
 
     def _start_turn(self, r: np.ndarray) -> np.ndarray:
         self.rolls[r] = 0
+        self.best_rank[r] = -1
         return self._roll(r, np.zeros(r.size, np.int64))
 
     def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
@@ -137,7 +143,7 @@ class BatchedGame:
 
     def _end_turn(self, t: np.ndarray) -> np.ndarray:
         """Record the current player's hand; returns where the round is over."""
-        c, ms = self.cur[t], self.ms[t]
+        c, ms = self.cur[t], self.best_ms[t]
         rk = self.RANK_MS[ms]
         self.hrank[t, c], self.hcat[t, c] = rk, self.CAT_MS[ms]
         (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
@@ -149,7 +155,7 @@ class BatchedGame:
         p = self.pos[t]
         self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
         self.pos[t] = p + 1
-        inst = self.INSTANT[ms]
+        inst = self.INSTANT[self.ms[t]]
         self.inst[t] = inst
         return K.round_over(p + 1, self.norder[t], inst)
 
@@ -222,16 +228,15 @@ class BatchedGame:
         tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
         losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
         before = list(self.stacks[rows, at].T)
-        if self.lives:
-            after = S.lose_lives(before, losers, rules.lives_lost)
-        else:
+        amounts = None
+        if rules.stake == "chips":
             hi_cat = self.hcat[s, self.hi_seat[s]]
             amounts = S.chip_amounts(rules, self.PAY, list(self.hcat[rows, at].T), hi_cat)
-            after = S.pay_chips(before, losers, amounts)
+        after = S.stacks_after(rules, before, losers, amounts, self.LIVES[self.hi_rank[s]])
         new = np.stack(after, 1)
         self.stacks[rows, at] = new
         self.rounds[s] += 1
-        won, over = S.game_winners(rules, before, after, [r >= 0 for r in hr])
+        won, over = S.game_winners(rules, before, after, [r >= 0 for r in hr], self.rounds[s])
         return self._game_end(
             s, (self.seat[s] - self.start[s]) % n, new, np.stack(before, 1), won, over, losers
         )
@@ -268,7 +273,8 @@ class BatchedGame:
         pos = self.pos[r]
         st = self.stacks[r[:, None], self._rot[self.cur[r]]]
         return self._enc.rows(
-            self.ms[r], self.rolls[r], K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0,
-            self.norder[r] - pos - 1, self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.epay[r],
+            self.ms[r], self.best_rank[r], self.rolls[r],
+            K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,
+            self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.epay[r],
             st, st > 0 if self.lives else np.ones_like(st),
         )  # fmt: skip

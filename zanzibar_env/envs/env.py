@@ -64,8 +64,9 @@ class RoundEncoder:
         seat = rs.current_seat
         assert seat is not None
         return self.enc.one(
-            rs.dice_index, rs.rolls_used, rs.turn_limit, rs.position == 0, rs.players_after, rs.lowest_rank,
-            rs.lowest_count, rs.highest_rank, rs.earlier_payments, self.tail(rs, seat),
+            rs.dice_index, rs.turn_best_rank, rs.rolls_used, rs.turn_limit, rs.position == 0,
+            rs.players_after, rs.lowest_rank, rs.lowest_count, rs.highest_rank, rs.earlier_payments,
+            self.tail(rs, seat),
         )  # fmt: skip
 
 
@@ -97,14 +98,14 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     | index | name | value |
     |---|---|---|
     | 0-2 | dice | the three dice, sorted ascending, face / 6 |
-    | 3 | hand_rank | current hand's rank / best rank (0 = worst hand) |
+    | 3 | hand_rank | rank / best rank (0 = worst) of the hand scored by stopping now (RULES.md §9) |
     | 4-6 | rolls_used, roll_limit, rolls_left | each / ruleset ``max_rolls`` |
     | 7 | is_first | 1 if the agent rolls first this round |
     | 8 | players_after | active players still to roll after the agent / 7 |
     | 9-12 | has_lowest, lowest_rank, lowest_count, highest_rank | earlier hands (rank / best, count / 7) |
-    | 13-14 | vs_lowest, vs_highest | current hand compared with them: -1, 0, +1 |
+    | 13-14 | vs_lowest, vs_highest | the index-3 hand compared with them: -1, 0, +1 |
     | 15 | earlier_payments | own-hand payments of earlier players / 28 (alt_chips) |
-    | 16-23 | stacks | chips or lives / starting stack, own seat first, clockwise, 0-padded |
+    | 16-23 | stacks | chips, lives or points / `Ruleset.stack_scale`, own seat first, clockwise, 0-padded |
     | 24-31 | active | 1 if that seat is still in the game |
     | 32 | num_players | players / 8 |
 

@@ -139,6 +139,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
             "lowest_count": self.lo_count,
             "highest_rank": self.hi_rank,
             "earlier_payments": self.epay,
+            "turn_best_rank": self.best_rank,
         }
         if name in plain:
             return plain[name][r]
@@ -171,6 +172,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
                 earlier_payments=int(b.earlier_payments[i]),
                 stacks=tuple(int(x) for x in b.stacks[i, :n]),
                 active=tuple(bool(x) for x in b.active[i, :n]),
+                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]
             )
             for i in range(len(b))
         ]

@@ -147,7 +147,11 @@ class Session:
         starter = self.names[rnd.record.starting_seat]
         self.console.rule(f"Round {n}: {starter} {'roll' if starter == 'You' else 'rolls'} first")
         self.console.print(self._stacks_table())
-        goal = "lose all your chips first" if rules.stake == "chips" else "be the last one with lives"
+        goal = {
+            "chips": "lose all your chips first",
+            "lives": "be the last one with lives",
+            "penalty": f"take the fewest penalty points in {rules.num_rounds} rounds",
+        }[rules.stake]
         limit = (
             f"up to {rules.max_rolls} rolls; the first roller's count sets everyone's limit"
             if rules.first_roller_sets_limit

@@ -97,7 +97,7 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
         PlayerRow(
             name=names[s] + (" (agent)" if s == seat else ""),
             stack=stacks[s],
-            active=stacks[s] > 0 or rules.stake == "chips",
+            active=stacks[s] > 0 or rules.stake != "lives",
             to_act=s == cur,
             highlight=s == seat,
             note=_note(rnd, s) if not over else "",
