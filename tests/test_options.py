@@ -1,7 +1,7 @@
 """The three options the seeds still asked for (RULES.md §7-§9), played by the engine on scripted dice.
 
-Every expectation is traced by hand in the comments, from RULES.md alone. The engine support lands
-with the rules kernel (branch ``kernel``); until then these tests are expected to fail (strict xfail).
+Every expectation is traced by hand in the comments, from RULES.md alone (the engine plays the options
+through the rules kernel, ``zanzibar_env.core.kernel`` and ``settlement``).
 """
 
 from __future__ import annotations
@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import zanzibar_env as zz
 from zanzibar_env.core.engine import View
-
-KERNEL = pytest.mark.xfail(strict=True, reason="engine support lands with the kernel (branch kernel)")
 
 #: Seed 001's life table read as numbers (RULES.md §7): 4-2-1 costs 0, three n's cost n, else 1.
 SEED_TABLE: dict[str, Any] = {"zanzibar": 0, "three_of_a_kind": "face", "pair": 1, "sum": 1}
@@ -180,6 +179,72 @@ def test_view_shows_the_best_throw_so_far(final_hand: str) -> None:
     zz.play_round(rules, [watch, lambda v: 7], dice=[6, 6, 6, 2, 5, 6, 1, 4, 5])
     first, second = rules.score((6, 6, 6)).rank, rules.score((2, 5, 6)).rank
     assert seen == [(1, first), (2, first if final_hand == "best" else second)]
+
+
+# ---- the same rules on random play: oracles for every round (RULES.md §7-§9) ----------------------------
+
+
+def random_policy(seed: int) -> Callable[[View], int]:
+    """Uniform over the legal hold masks (all 8, or re-throw all / stop without holds)."""
+    rng = np.random.default_rng(seed)
+    return lambda view: int(rng.choice(8 if view.ruleset.holds_allowed else [0, 7]))
+
+
+def table_lives(rules: zz.Ruleset, top: Any) -> int:
+    """Lives each loser loses for the top hand ``top``, read off ``lives_table`` (RULES.md §7)."""
+    value = rules.lives_table[top.category]
+    return int(top.dice[0] if value == "face" else value)
+
+
+@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives"])
+def test_best_throw_is_every_turns_hand_in_random_games(name: str) -> None:
+    rules = zz.load_ruleset(name, final_hand="best", max_rounds=30)
+    for seed in range(5):
+        game = zz.play_game(rules, random_policy(seed), num_players=3, seed=seed)
+        for turn in (t for r in game.rounds for t in r.turns):
+            ranks = [rules.score(d).rank for d in turn.rolls]
+            assert turn.rank == max(ranks), turn
+            assert turn.hand == turn.rolls[ranks.index(max(ranks))]  # the earliest best throw
+
+
+@pytest.mark.parametrize("instant", ["no_loss", "worst_so_far_loses"])
+def test_losers_lose_the_top_hands_lives_in_random_games(instant: str) -> None:
+    table = {**SEED_TABLE, "zanzibar": 2}
+    rules = zz.load_ruleset(
+        "lives",
+        payment="lives_by_highest_hand",
+        lives_table=table,
+        instant_zanzibar=instant,
+        starting_stack=20,
+    )
+    for seed in range(8):
+        game = zz.play_game(rules, random_policy(seed), num_players=4, seed=seed)
+        assert game.winners
+        for rnd in game.rounds:
+            hands = [rules.score(t.hand) for t in rnd.turns]
+            top = rules.score((1, 2, 4)) if rnd.ended_by_zanzibar else max(hands)
+            for seat, change in enumerate(rnd.transfers):
+                lost = min(rnd.stacks_before[seat], table_lives(rules, top)) if seat in rnd.losers else 0
+                assert change == -lost, (rnd, seat)
+
+
+@pytest.mark.parametrize("payment", ["one_life", "lives_by_highest_hand"])
+def test_penalty_games_in_random_play(payment: str) -> None:
+    extra = {"lives_table": SEED_TABLE} if payment == "lives_by_highest_hand" else {}
+    rules = zz.load_ruleset("penalty", payment=payment, **extra)
+    for seed in range(6):
+        n = 2 + seed % 4
+        game = zz.play_game(rules, random_policy(seed), num_players=n, seed=seed)
+        assert len(game.rounds) == rules.num_rounds and not game.truncated
+        for rnd in game.rounds:
+            if not rnd.ended_by_zanzibar:
+                assert sorted(t.seat for t in rnd.turns) == list(range(n)), "nobody is ever out"
+            top = max(rules.score(t.hand) for t in rnd.turns)
+            cost = 1 if payment == "one_life" else table_lives(rules, top)
+            assert rnd.transfers == [cost if s in rnd.losers else 0 for s in range(n)]
+        final = game.final_stacks
+        assert final == [sum(r.transfers[s] for r in game.rounds) for s in range(n)]
+        assert game.winners == [s for s in range(n) if final[s] == min(final)]
 
 
 # ---- the options in the envs --------------------------------------------------------------------------

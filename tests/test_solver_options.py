@@ -170,7 +170,6 @@ EXPLOIT_CASES = {
     "penalty": zz.load_ruleset("penalty"),
     "penalty-top": zz.load_ruleset("penalty", **LIVES_BY_TOP),
     "classic-best": zz.load_ruleset("classic", final_hand="best"),
-    "alt-best": zz.load_ruleset("alt_chips", final_hand="best"),
     "lives-best": zz.load_ruleset("lives", final_hand="best"),
 }
 
