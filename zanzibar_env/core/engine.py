@@ -19,7 +19,17 @@ from . import settlement as S
 from .dice import DiceSource
 from .hands import MULTISETS, Hand
 from .kernel import AFTER as _AFTER
-from .kernel import NUM_ACTIONS, STOP, best_after_roll, public_after_turn, turn_over
+from .kernel import (
+    NUM_ACTIONS,
+    STOP,
+    best_after_roll,
+    check_action,
+    limit_after_turn,
+    public_after_turn,
+    round_over,
+    turn_limit,
+    turn_over,
+)
 from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
@@ -300,7 +310,7 @@ class RoundState:
     def act(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
         self._require_seat()
-        action = K.check_action(action, self._legal_mask)
+        action = check_action(action, self._legal_mask)
         assert self._turn is not None
         self._turn.actions.append(action)
         if action == STOP:
@@ -317,7 +327,7 @@ class RoundState:
     def _start_turn(self) -> None:
         self.current_seat = self._order[self._pos]
         self._turn = TurnRecord(seat=self.current_seat)
-        self._turn_limit = K.turn_limit(self._pos == 0, self._limit, self.ruleset.max_rolls)
+        self._turn_limit = turn_limit(self._pos == 0, self._limit, self.ruleset.max_rolls)
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)
@@ -346,10 +356,10 @@ class RoundState:
         )
         self._paid += self._paying[ms]
         first = self._pos == 0
-        self._limit = K.limit_after_turn(first, self.rolls_used, self._limit, self.ruleset)
+        self._limit = limit_after_turn(first, self.rolls_used, self._limit, self.ruleset)
         self._pos += 1
         instant = self._instant[self._ms]
-        if K.round_over(self._pos, len(self._order), instant):
+        if round_over(self._pos, len(self._order), instant):
             self._settle(instant)
         else:
             self._start_turn()
@@ -357,27 +367,30 @@ class RoundState:
     # ---- settlement (kernel: settlement.py) -------------------------------------------------------
     def _settle(self, instant: bool) -> None:
         self.current_seat, self._turn = None, None
-        rec, rules, order = self.record, self.ruleset, self._order
+        rec, rules, order, ms_of = self.record, self.ruleset, self._order, self._ms_of
         rec.roll_limit = self._limit if rules.first_roller_sets_limit else rules.max_rolls
         rec.ended_by_zanzibar = instant
-        assert self._hi_seat >= 0
         rec.winner = self._hi_seat
-        ranks = [self._hands[s].rank if s in self._hands else -1 for s in order]
-        tied = S.round_losers(rules, ranks, self._lo, instant)
-        losers = S.rolloff(rules, tied, self._rolloff_throws) if sum(tied) > 1 else tied
+        rank = self._rank
+        ranks = [rank[ms_of[s]] if s in ms_of else -1 for s in order]
+        losers = S.round_losers(rules, ranks, self._lo, instant)
+        if sum(losers) > 1:
+            losers = S.rolloff(rules, losers, self._rolloff_throws)
         rec.losers = [s for s, lost in zip(order, losers, strict=True) if lost]
-        before = list(self._stacks)
-        st = [self._stacks[s] for s in order]
+        stacks = self._stacks
+        before = list(stacks)
         amounts = None
         if rules.stake == "chips":
-            cat, ms_of = self._cat, self._ms_of
+            cat = self._cat
             cats = [cat[ms_of[s]] if s in ms_of else 0 for s in order]  # 0: never rolled (pays by the top)
             amounts = S.chip_amounts(rules, self._tables.chips, cats, cat[ms_of[self._hi_seat]])
-        after = S.stacks_after(rules, st, losers, amounts, self._tables.lives[self._hi])
+        after = S.stacks_after(
+            rules, [stacks[s] for s in order], losers, amounts, self._tables.lives[self._hi]
+        )
         for s, a in zip(order, after, strict=True):
-            self._stacks[s] = a
-        rec.transfers = [a - b for a, b in zip(self._stacks, before, strict=True)]
-        rec.stacks_after = list(self._stacks)
+            stacks[s] = a
+        rec.transfers = [a - b for a, b in zip(stacks, before, strict=True)]
+        rec.stacks_after = list(stacks)
 
     def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:
         """Each tied seat throws all three dice once, in play order (recorded); returns their ranks."""

@@ -71,6 +71,15 @@ def per_ruleset(build: Callable[[Ruleset], T]) -> Callable[[Ruleset], T]:
     return get
 
 
+def _select_numbers(cond: Number, a: Number, b: Number) -> Number:
+    return b + cond * (a - b)
+
+
+def selector(x: Number) -> Callable[[Number, Number, Number], Number]:
+    """:func:`select` for operands like ``x``, chosen once: ``np.where`` for arrays, arithmetic else."""
+    return np.where if type(x) is np.ndarray else _select_numbers
+
+
 def select(cond: Number, a: Number, b: Number) -> Number:
     """``a`` where ``cond`` else ``b``: ``b + cond * (a - b)`` on Python numbers, ``np.where`` (the same
     value, one numpy call) when ``cond`` is an array."""
@@ -95,14 +104,14 @@ def legal_actions(ruleset: Ruleset) -> tuple[int, ...]:
     return tuple(int(a) for a in np.flatnonzero(legal_mask(ruleset.holds_allowed)))
 
 
-def _illegal(value: object, legal: np.ndarray, where: str) -> ValueError:
+def _illegal(value: object, legal: Any, where: str) -> ValueError:
     return ValueError(
         f"illegal action {value!r}{where}: legal hold masks are {np.flatnonzero(legal).tolist()} "
         "(bit i keeps sorted die i; 7 stops)"
     )
 
 
-def check_action(action: object, legal: np.ndarray, where: str = "") -> int:
+def check_action(action: object, legal: Any, where: str = "") -> int:
     """``action`` as an int if it is an integer legal hold mask, else ``ValueError`` (``where`` names the
     actor, e.g. ``" in env 3"``). Python and numpy integers (and 0-d integer arrays) are accepted;
     bools, floats and strings are not."""
@@ -263,8 +272,10 @@ def best_after_roll(
     """The hand a turn would score if it stopped now, after a throw of multiset ``ms`` (rank ``rank``):
     the throw itself (``final_hand: last``), or the best throw of the turn so far (``best``; the earliest
     of equal ranks). ``best_rank`` is -1 before the turn's first throw. Returns ``(rank, multiset)``."""
-    take = (rank > best_rank) | (ruleset.final_hand == "last")
-    return select(take, rank, best_rank), select(take, ms, best_ms)
+    if ruleset.final_hand == "last":
+        return rank, ms
+    take, sel = rank > best_rank, selector(rank)
+    return sel(take, rank, best_rank), sel(take, ms, best_ms)
 
 
 # ---- the public state after each turn ---------------------------------------------------------------
@@ -279,13 +290,13 @@ def public_after_turn(
     """
     new_lo = (lo < 0) | (rank < lo)  # then: the new lowest, alone
     new_hi = rank > hi  # then: the new highest (an equal hand does not take it)
-    count = lo_count + (rank == lo)
-    return (  # select(c, a, b) = b + c * (a - b), inlined: this runs once per turn
-        lo + new_lo * (rank - lo),
-        count + new_lo * (1 - count),
-        lo_seat + new_lo * (seat - lo_seat),
-        hi + new_hi * (rank - hi),
-        hi_seat + new_hi * (seat - hi_seat),
+    sel = selector(rank)
+    return (
+        sel(new_lo, rank, lo),
+        sel(new_lo, 1, lo_count + (rank == lo)),
+        sel(new_lo, seat, lo_seat),
+        sel(new_hi, rank, hi),
+        sel(new_hi, seat, hi_seat),
     )
 
 
@@ -324,7 +335,7 @@ class ScalarTables:
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.legal = legal_actions(ruleset)
-        self.legal_mask = legal_mask(ruleset.holds_allowed)
+        self.legal_mask: list[bool] = legal_mask(ruleset.holds_allowed).tolist()
         self.instant: list[bool] = ends_turn_at_once(ruleset).tolist()
         self.own_payment: list[int] = own_hand_payment(ruleset).tolist()
         self.category: list[int] = ruleset.table.category_of_multiset.tolist()

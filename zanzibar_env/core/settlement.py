@@ -95,12 +95,13 @@ def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Seque
     a payer giving at most what it still holds (the loser takes chips: first to 0 wins)."""
     out = list(stacks)
     for j, lj in enumerate(losers):
-        if _none(lj):
+        if lj is False or (type(lj) is np.ndarray and not lj.any()):  # _none(lj), inlined
             continue
         for i, li in enumerate(losers):
             if i != j:
-                give = (lj & (li ^ True)) * _least(amounts[i], out[i])
-                out[i] = out[i] - give
+                held, owed = out[i], amounts[i]
+                give = (lj & (li ^ True)) * (held + (owed < held) * (owed - held))  # min(owed, held)
+                out[i] = held - give
                 out[j] = out[j] + give
     return out
 
