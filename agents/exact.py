@@ -10,6 +10,9 @@ into one :class:`~zanzibar_env.core.observation.ViewBatch` and given to ``agent.
 (agents without a batched policy get ``act`` per state). So any agent that is a function of its
 observation can be evaluated, a neural one included. Views carry the ruleset's starting stack for both
 seats and the earlier hand as its rank (with ``act``, a :class:`~zanzibar_env.core.hands.Hand` of that rank).
+Under ``final_hand: best`` each decision also has the rank of the turn's best throw so far
+(``turn_best_rank``, every rank at least the dice's after the first roll); under ``last`` that field
+is the rank of the dice showing.
 An agent with ``action_probs_batch(batch) -> float[B, 8]`` is read as that stochastic policy, and
 :class:`~agents.random_agent.RandomAgent` as the uniform policy over legal actions; any other agent is
 taken to be deterministic.
@@ -35,7 +38,7 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .base import BaseAgent
-from .optimal import batch_states
+from .optimal import BEST_FIELD, batch_states, policy_at, turn_best
 from .random_agent import RandomAgent
 from .registry import make_agent
 from .solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
@@ -47,7 +50,8 @@ _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
 @dataclass
 class DecisionStates:
     """Every decision of a 2-player round: position ``q``, state row ``s`` in ``levels[q]``, roll ``r``,
-    dice ``m`` (one row of ``batch`` each)."""
+    dice ``m`` and, under ``final_hand: best``, the best rank ``b`` so far (else the rank of ``m``; one row
+    of ``batch`` each)."""
 
     spec: RoundSpec
     levels: list[Level]
@@ -56,6 +60,7 @@ class DecisionStates:
     r: np.ndarray
     m: np.ndarray
     batch: ViewBatch
+    b: np.ndarray
 
 
 def decision_states(ruleset: Ruleset) -> DecisionStates:
@@ -63,15 +68,26 @@ def decision_states(ruleset: Ruleset) -> DecisionStates:
     spec = RoundSpec.of(ruleset, 2)
     levels = enumerate_levels(spec)
     parts: list[tuple[np.ndarray, ...]] = []
+    bests = np.arange(spec.num_ranks if spec.best else 1)
     for q in (0, 1):
         lim = spec.decode(levels[q].keys)[3] if q else np.array([spec.max_rolls])
-        s, r, m = np.meshgrid(
-            np.arange(len(lim)), np.arange(1, spec.max_rolls), np.arange(NUM_MULTISETS), indexing="ij"
+        s, r, m, b = np.meshgrid(
+            np.arange(len(lim)), np.arange(1, spec.max_rolls), np.arange(NUM_MULTISETS), bests, indexing="ij"
         )
         ok = (r < lim[s]) & (m != (spec.instant_m if spec.instant_m is not None else -1))
-        parts.append((np.full(ok.sum(), q), s[ok], r[ok], m[ok]))
-    cq, cs, cr, cm = (np.concatenate(cols) for cols in zip(*parts, strict=True))
-    return DecisionStates(spec, levels, cq, cs, cr, cm, _views(ruleset, spec, levels, cq, cs, cr, cm))
+        if spec.best:  # the best so far is at least the dice showing, and is them after the first roll
+            ok &= ((b > spec.rank_of_m[m]) & (r > 1)) | (b == spec.rank_of_m[m])
+        else:
+            b = spec.rank_of_m[m]
+        parts.append((np.full(ok.sum(), q), s[ok], r[ok], m[ok], b[ok]))
+    cq, cs, cr, cm, cb = (np.concatenate(cols) for cols in zip(*parts, strict=True))
+    batch = _views(ruleset, spec, levels, cq, cs, cr, cm, cb)
+    return DecisionStates(spec, levels, cq, cs, cr, cm, batch, cb)
+
+
+def _with_best(cls: type, best: Any, **fields: Any) -> Any:
+    """``cls(**fields)`` carrying ``turn_best_rank`` (RULES.md §9), a field of ``View`` and ``ViewBatch``."""
+    return cls(**fields, **{BEST_FIELD: best})
 
 
 def _views(
@@ -82,8 +98,10 @@ def _views(
     s: np.ndarray,
     r: np.ndarray,
     m: np.ndarray,
+    best: np.ndarray,
 ) -> ViewBatch:
-    """The batch of views of the decision states (both seats hold the starting stack)."""
+    """The batch of views of the decision states (both seats hold the starting stack; ``best``: the rank of
+    the turn's best throw so far under ``final_hand: best``, else of the dice showing)."""
     b = len(q)
     lo, k, x, lim = spec.decode(levels[1].keys)
     second = q == 1
@@ -91,8 +109,9 @@ def _views(
     rank = np.where(second, lo[s1], -1)
     seats = np.zeros((b, MAX_PLAYERS), np.int64)
     seats[:, :2] = 1
-    return ViewBatch(
-        ruleset=ruleset, dice=_DICE[m], rolls_used=r, roll_limit=np.where(second, lim[s1], spec.max_rolls),
+    return _with_best(
+        ViewBatch, best, ruleset=ruleset, dice=_DICE[m],
+        rolls_used=r, roll_limit=np.where(second, lim[s1], spec.max_rolls),
         is_first=(~second).astype(np.int64), players_after=1 - q, lowest_rank=rank,
         lowest_count=np.where(second, k[s1], 0), highest_rank=rank,
         earlier_payments=np.where(second & (spec.kind == "own_hand"), x[s1], 0),
@@ -103,14 +122,17 @@ def _views(
 def batch_to_views(batch: ViewBatch) -> list[View]:
     """The :class:`View` of each row of a 2-player decision batch (earlier hands as a hand of that rank)."""
     table = batch.ruleset.table
+    best = getattr(batch, BEST_FIELD, None)
+    best = table.rank_of_multiset[batch.dice_index] if best is None else np.asarray(best)
     out = []
     for i in range(len(batch)):
         lo = int(batch.lowest_rank[i])
         hand = table.hand_of_rank(lo) if lo >= 0 else None
         a, b2, c = (int(v) for v in batch.dice[i])
         n = int(batch.num_players[i])
-        out.append(View(
-            ruleset=batch.ruleset, seat=int(1 - batch.is_first[i]), num_players=n, dice=(a, b2, c),
+        out.append(_with_best(
+            View, int(best[i]), ruleset=batch.ruleset, seat=int(1 - batch.is_first[i]), num_players=n,
+            dice=(a, b2, c),
             rolls_used=int(batch.rolls_used[i]), roll_limit=int(batch.roll_limit[i]),
             is_first=bool(batch.is_first[i]), players_after=int(batch.players_after[i]), lowest=hand,
             lowest_count=int(batch.lowest_count[i]), highest=hand,
@@ -155,11 +177,13 @@ def agent_policy(agent: Any, ds: DecisionStates) -> dict[int, np.ndarray]:
     is no decision)."""
     probs = action_probabilities(agent, ds.batch)
     out = {}
+    best = (ds.spec.num_ranks,) if ds.spec.best else ()
     for q in (0, 1):
-        table = np.zeros((len(ds.levels[q].keys), max(ds.spec.max_rolls - 1, 0), NUM_MULTISETS, 8))
+        table = np.zeros((len(ds.levels[q].keys), max(ds.spec.max_rolls - 1, 0), *best, NUM_MULTISETS, 8))
         table[..., STOP] = 1.0
         sel = ds.q == q
-        table[ds.s[sel], ds.r[sel] - 1, ds.m[sel]] = probs[sel]
+        cell = (ds.s[sel], ds.r[sel] - 1, *((ds.b[sel],) if best else ()), ds.m[sel])
+        table[cell] = probs[sel]
         out[q] = table
     return out
 
@@ -205,12 +229,13 @@ class BestResponse(BaseAgent):
         if (batch.num_players != 2).any():
             raise ValueError("a best response plays 2-player rounds only")
         q, key = batch_states(self._spec, batch)
+        best = turn_best(self._spec, batch)
         out = np.empty(len(batch), np.int64)
         for qq in (0, 1):
             rows = np.flatnonzero(q == qq)
-            lv = self._levels[qq]
-            r, m = batch.rolls_used[rows] - 1, batch.dice_index[rows]
-            out[rows] = lv.policy[lookup(lv.keys, key[rows]), r, m]
+            lv, b = self._levels[qq], None if best is None else np.asarray(best)[rows]
+            row = lookup(lv.keys, key[rows])
+            out[rows] = policy_at(self._spec, lv, row, batch.rolls_used[rows], batch.dice_index[rows], b)
         return out
 
     def act(self, view: View) -> int:

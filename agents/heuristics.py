@@ -14,13 +14,13 @@ ever chosen. The agents are deterministic and picklable.
 
 from __future__ import annotations
 
-import itertools
 from functools import lru_cache
 
 import numpy as np
 
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS, HandTable
+from zanzibar_env.core.kernel import legal_mask, transition_probs
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
@@ -33,22 +33,15 @@ _TIE_TOL = 1e-12
 @lru_cache(maxsize=1)
 def transitions() -> np.ndarray:
     """``T[mask, i, j]``: probability that holding ``mask`` of sorted dice ``MULTISETS[i]`` and re-throwing
-    the rest gives ``MULTISETS[j]`` (mask 7 keeps everything: the identity)."""
-    t = np.zeros((8, _N, _N))
-    for i, dice in enumerate(MULTISETS):
-        for mask in range(8):
-            kept = [d for b, d in enumerate(dice) if mask >> b & 1]
-            outcomes = list(itertools.product(range(1, 7), repeat=3 - len(kept)))
-            for new in outcomes:
-                j = MULTISET_INDEX[tuple(sorted((*kept, *new)))]  # type: ignore[index]
-                t[mask, i, j] += 1.0 / len(outcomes)
+    the rest gives ``MULTISETS[j]`` (the kernel's table, mask first; mask 7 is the identity)."""
+    t = np.ascontiguousarray(transition_probs()[0].transpose(1, 0, 2))
     t.setflags(write=False)
     return t
 
 
 def legal_masks(ruleset: Ruleset) -> np.ndarray:
-    """The legal hold masks: all eight, or only re-throw all (0) and stop (7) without holds."""
-    return np.arange(8) if ruleset.holds_allowed else np.array([0, STOP])
+    """The legal hold masks (kernel): all eight, or only re-throw all (0) and stop (7) without holds."""
+    return np.flatnonzero(legal_mask(ruleset.holds_allowed))
 
 
 def throw_quantile(table: HandTable) -> np.ndarray:

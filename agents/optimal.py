@@ -3,7 +3,9 @@
 Objective (see :mod:`agents.solver`): each player, in turn, maximises its own expected result for the
 round (chips given away minus chips received, positive = good; in lives rulesets minus lives lost),
 assuming every later player does the same (a subgame-perfect equilibrium), with exact dice
-probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask.
+probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask. Under
+``final_hand: best`` (RULES.md §9) the bot also reads ``view.turn_best_rank`` (``ViewBatch.turn_best_rank``
+in batches), the rank of the best throw so far this turn, and raises ``ValueError`` without it.
 
 Tables are solved lazily on first use for each (ruleset options, number of active players), kept in
 memory for the process and cached on disk in ``$ZANZIBAR_CACHE_DIR`` (default ``~/.cache/zanzibar_env``)
@@ -43,8 +45,12 @@ PLAY_OPTIONS = (
     "payment",
     "payments",
     "lives_lost",
+    "lives_table",
     "instant_zanzibar",
+    "final_hand",
 )
+#: The view field the bot reads under ``final_hand: best`` (RULES.md §9): rank of the best throw so far.
+BEST_FIELD = "turn_best_rank"
 
 
 def default_cache_dir() -> Path:
@@ -101,8 +107,8 @@ def batch_states(spec: RoundSpec, b: ViewBatch) -> tuple[np.ndarray, np.ndarray]
     n_act = _active_counts(b)
     q = n_act - 1 - b.players_after
     lo = np.where(b.lowest_rank < 0, spec.num_ranks, b.lowest_rank)
-    if spec.kind == "highest_hand":
-        x = np.where(b.highest_rank < 0, 4, spec.cat_of_rank[np.maximum(b.highest_rank, 0)])
+    if spec.kind in ("highest_hand", "lives_top"):
+        x = spec.top_class(b.highest_rank)
     elif spec.kind == "own_hand":
         x = b.earlier_payments
     else:
@@ -114,11 +120,34 @@ def view_state(spec: RoundSpec, view: View) -> tuple[int, int]:
     """``(q, key)`` of one view, as :func:`batch_states` computes for a batch."""
     n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
     lo = view.lowest.rank if view.lowest is not None else spec.num_ranks
-    if spec.kind == "highest_hand":
-        x = int(spec.cat_of_rank[view.highest.rank]) if view.highest is not None else 4
+    if spec.kind in ("highest_hand", "lives_top"):
+        x = int(spec.top_class(np.array(view.highest.rank if view.highest is not None else -1)))
     else:
         x = view.earlier_payments if spec.kind == "own_hand" else 0
     return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]
+
+
+def turn_best(spec: RoundSpec, source: View | ViewBatch) -> Any:
+    """The ``turn_best_rank`` of a view (int) or batch (``int[B]``) under ``final_hand: best``, else ``None``.
+
+    Raises ``ValueError`` if the engine that built the view does not provide the field.
+    """
+    if not spec.best:
+        return None
+    value = getattr(source, BEST_FIELD, None)
+    if value is None:
+        raise ValueError(
+            f"final_hand 'best' needs the view field {BEST_FIELD!r} (the rank of the best throw so far)"
+        )
+    return value
+
+
+def policy_at(spec: RoundSpec, level: Level, row: Any, rolls_used: Any, m: Any, best: Any) -> Any:
+    """The tabled action(s) at state row(s) ``row`` after roll ``rolls_used`` with multiset(s) ``m``; under
+    ``final_hand: best`` also indexed by the best rank so far (at least the rank of ``m``)."""
+    if not spec.best:
+        return level.policy[row, rolls_used - 1, m]
+    return level.policy[row, rolls_used - 1, np.maximum(best, spec.rank_of_m[m]), m]
 
 
 def _active_counts(b: ViewBatch) -> np.ndarray:
@@ -164,12 +193,14 @@ class OptimalAgent(BaseAgent):
             sel = np.flatnonzero(live & (n_act == n))
             t = self._cached(batch.ruleset, int(n))
             q, key = batch_states(t.spec, batch)
+            best = turn_best(t.spec, batch)
             if (q[sel] < 0).any():
                 raise ValueError(f"players_after out of range for {n} active players")
             for qq in np.unique(q[sel]):
                 rows = sel[q[sel] == qq]
                 row = lookup(t.levels[qq].keys, key[rows])
-                out[rows] = t.levels[qq].policy[row, batch.rolls_used[rows] - 1, dice[rows]]
+                b = None if best is None else np.asarray(best)[rows]
+                out[rows] = policy_at(t.spec, t.levels[qq], row, batch.rolls_used[rows], dice[rows], b)
         return out
 
     def act(self, view: View) -> int:
@@ -184,7 +215,8 @@ class OptimalAgent(BaseAgent):
         row = int(np.searchsorted(keys, key))
         if row >= len(keys) or keys[row] != key:
             raise ValueError(f"unreachable public state {key} for this ruleset and table")
-        return int(t.levels[q].policy[row, view.rolls_used - 1, MULTISET_INDEX[view.dice]])
+        m = MULTISET_INDEX[view.dice]
+        return int(policy_at(t.spec, t.levels[q], row, view.rolls_used, m, turn_best(t.spec, view)))
 
     def _tables_for_view(self, view: View) -> Solved:
         n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
@@ -206,7 +238,10 @@ class OptimalAgent(BaseAgent):
         t = self.tables(view.ruleset, n)
         q, key = batch_states(t.spec, batch)
         m = int(batch.dice_index[0])
-        qv = action_values(t.spec, t.levels, int(q[0]), int(key[0]), view.rolls_used, m)
+        best = turn_best(t.spec, view)
+        qv = action_values(
+            t.spec, t.levels, int(q[0]), int(key[0]), view.rolls_used, m, -1 if best is None else best
+        )
         return {a: float(v) for a, v in enumerate(qv) if not np.isnan(v)}
 
     def __getstate__(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.core.engine import NUM_ACTIONS, View
+from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset
 
@@ -22,11 +23,8 @@ from .base import BaseAgent
 
 
 def action_mask(ruleset: Ruleset) -> np.ndarray:
-    """``bool[8]``: which hold masks are legal under ``ruleset`` (all, or only 0 and 7 without holds)."""
-    mask = np.ones(NUM_ACTIONS, bool)
-    if not ruleset.holds_allowed:
-        mask[1:7] = False
-    return mask
+    """``bool[8]``: which hold masks are legal under ``ruleset`` (the kernel's :func:`legal_mask`)."""
+    return legal_mask(ruleset.holds_allowed)
 
 
 def load_model(path: Path) -> tuple[Any, bool]:

@@ -13,9 +13,12 @@ Method
 ------
 The seats still to roll are positions ``q = 0..n-1`` (``n`` = active players). What earlier players did
 matters to later ones only through a *public state* ``(lo, k, x, L)``: the rank of the lowest earlier
-hand ``lo`` (``num_ranks`` = none yet), how many share it ``k``, ``x`` = the best category so far
-(``highest_hand`` payments; 4 = none) or the sum of earlier own-hand payments (``own_hand``; 0 for
-lives), and the roll limit ``L``. For each position the reachable states are enumerated forward; then,
+hand ``lo`` (``num_ranks`` = none yet), how many share it ``k``, ``x`` = the class of the highest hand
+so far (``highest_hand`` payments: its category; ``lives_by_highest_hand``: its run of ranks costing
+the same lives; ``no_top`` = none yet) or the sum of earlier own-hand payments (``own_hand``; 0 for
+``one_life``), and the roll limit ``L``. ``penalty`` rounds are solved as lives rounds where nobody is
+out; under ``final_hand: best`` each turn is solved over (dice, best rank so far) by
+:mod:`agents.solver_best`. For each position the reachable states are enumerated forward; then,
 backward from the settlement, three value tables summarise the round's future for any *earlier*
 ("tracked") player: ``wlow[s]`` if it is among the lowest, else ``wa[s] + wb[s] * own_payment``.
 Player ``q``'s value of ending its turn with hand ``m`` is read from the tables of ``q + 1`` at the
@@ -32,11 +35,33 @@ import numpy as np
 
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
-from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, transitions, turn_value
+from .solver_best import backward_best, best_of, forward_best, representatives, turn_value_best
+from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, legal_mask, transitions, turn_value
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
-SOLVER_VERSION = 1
+SOLVER_VERSION = 2
 NO_CATEGORY = 4  # x when no earlier hand exists (highest_hand): worse than every category index 0..3
+#: Solver kind of each ruleset payment.
+_KINDS = {
+    "highest_hand": "highest_hand",
+    "own_hand": "own_hand",
+    "one_life": "lives",
+    "lives_by_highest_hand": "lives_top",
+}
+_BY_TOP = ("highest_hand", "lives_top")  # kinds whose settlement reads the class of the round's top hand
+
+
+def top_classes(ruleset: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """``(cls_of_rank, lives)`` under ``lives_by_highest_hand``: ranks split into runs costing the same
+    lives, numbered from the top hand down (class 0 holds the Zanzibar), and the lives of each run."""
+    per_rank = ruleset.lives_by_rank
+    cls_of_rank = np.zeros(len(per_rank), np.int64)
+    lives: list[int] = []
+    for rank in range(len(per_rank) - 1, -1, -1):
+        if not lives or per_rank[rank] != lives[-1]:
+            lives.append(per_rank[rank])
+        cls_of_rank[rank] = len(lives) - 1
+    return cls_of_rank, np.array(lives, np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +69,7 @@ class RoundSpec:
     """What the solver needs to know about a ruleset at a table of ``n`` active players."""
 
     n: int
-    kind: str  # "highest_hand", "own_hand" or "lives"
+    kind: str  # "highest_hand", "own_hand", "lives" (one_life) or "lives_top" (lives_by_highest_hand)
     tie_all: bool  # tie for lowest: all tied lose (else one of them, uniformly, by roll-off)
     instant: str  # "off", "no_loss", "worst_so_far_loses"
     max_rolls: int
@@ -58,6 +83,10 @@ class RoundSpec:
     pay_cat: np.ndarray  # int[4], chips paid by a hand of each category
     zanz_m: int  # multiset index of the top hand
     xs: int  # number of values of x
+    best: bool = False  # final_hand "best": a turn's hand is its best throw
+    cls_of_m: np.ndarray | None = None  # int[56], class of each multiset as the top hand (0 = best)
+    pay_cls: np.ndarray | None = None  # chips (highest_hand) or lives (lives_top) by the top hand's class
+    no_top: int = NO_CATEGORY  # x before any hand (highest_hand, lives_top): worse than every class
 
     @classmethod
     def of(cls, ruleset: Ruleset, n: int) -> RoundSpec:
@@ -65,14 +94,14 @@ class RoundSpec:
         rules)."""
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise ValueError(f"num_players must be an integer {MIN_PLAYERS}-{MAX_PLAYERS}, got {n!r}")
-        kind = "lives" if ruleset.stake == "lives" else ruleset.payment
+        kind = _KINDS[ruleset.payment]
         t = ruleset.table
         cat_of_rank = np.zeros(t.num_ranks, np.int64)
         cat_of_rank[t.rank_of_multiset] = t.category_of_multiset
         pay = np.array([ruleset.payments.get(c, 0) for c in t.categories], np.int64)
-        xs = (
-            NO_CATEGORY + 1 if kind == "highest_hand" else int(pay.max()) * n + 1 if kind == "own_hand" else 1
-        )
+        cls_of_rank, pay_cls = top_classes(ruleset) if kind == "lives_top" else (cat_of_rank, pay)
+        no_top = len(pay_cls)
+        xs = no_top + 1 if kind in _BY_TOP else int(pay.max()) * n + 1 if kind == "own_hand" else 1
         return cls(
             n=int(n),
             kind=kind,
@@ -89,6 +118,10 @@ class RoundSpec:
             pay_cat=pay,
             zanz_m=int(np.flatnonzero(t.category_of_multiset == 0)[0]),
             xs=xs,
+            best=ruleset.final_hand == "best",
+            cls_of_m=cls_of_rank[t.rank_of_multiset],
+            pay_cls=pay_cls,
+            no_top=no_top,
         )
 
     @property
@@ -106,9 +139,16 @@ class RoundSpec:
         lo, k = np.divmod(rest, MAX_PLAYERS + 1)
         return lo, k, x, lim
 
+    def top_class(self, rank: np.ndarray) -> np.ndarray:
+        """``x`` of a highest hand of rank ``rank`` (``-1``: no hand yet, ``x = no_top``)."""
+        assert self.cls_of_m is not None
+        cls_of_rank = np.zeros(self.num_ranks, np.int64)
+        cls_of_rank[self.rank_of_m] = self.cls_of_m
+        return np.where(np.asarray(rank) < 0, self.no_top, cls_of_rank[np.maximum(rank, 0)])
+
     def start_key(self) -> np.ndarray:
         """The key of the state before the first player (no earlier hands, limit ``max_rolls``)."""
-        x0 = NO_CATEGORY if self.kind == "highest_hand" else 0
+        x0 = self.no_top if self.kind in _BY_TOP else 0
         return self.encode(
             np.array([self.num_ranks]), np.array([0]), np.array([x0]), np.array([self.max_rolls])
         )
@@ -123,8 +163,9 @@ def successor_keys(spec: RoundSpec, q: int, key: np.ndarray) -> np.ndarray:
     r = np.arange(1, rt + 1)[None, :, None]
     rank, cat = spec.rank_of_m[None, None, :], spec.cat_of_m[None, None, :]
     k2 = np.where(rank < lo, 1, np.where(rank == lo, k + 1, k))
-    if spec.kind == "highest_hand":
-        x2 = np.minimum(x, cat)
+    if spec.kind in _BY_TOP:
+        assert spec.cls_of_m is not None
+        x2 = np.minimum(x, spec.cls_of_m[None, None, :])
     elif spec.kind == "own_hand":
         x2 = x + spec.pay_cat[cat]
     else:
@@ -158,6 +199,10 @@ def settle(spec: RoundSpec, key: np.ndarray, top: bool = False) -> tuple[np.ndar
     zero = np.zeros(len(key))
     if spec.kind == "lives":
         return -spec.lives_lost * (np.ones_like(kf) if spec.tie_all else 1.0 / kf), zero, zero
+    if spec.kind == "lives_top":  # each loser loses the lives of the top hand's class (x; 0 = the Zanzibar)
+        assert spec.pay_cls is not None
+        lost = spec.pay_cls[0 if top else np.minimum(x, spec.no_top - 1)].astype(np.float64)
+        return -lost * (np.ones_like(kf) if spec.tie_all else 1.0 / kf), zero, zero
     if spec.kind == "highest_hand":
         pay = spec.pay_cat[0 if top else x].astype(np.float64) + zero
         if spec.tie_all:
@@ -250,12 +295,23 @@ def solve(spec: RoundSpec, fixed: dict[int, np.ndarray] | None = None) -> list[L
         lv = levels[q]
         assert lv.nxt is not None
         tp = turn_problem(spec, q, lv.keys, lv.nxt, levels[q + 1])
-        us, lv.policy = backward(tp, fixed.get(q))
-        lv.value = turn_value(us)
-        lv.dist = forward(tp, lv.policy, fixed.get(q))
+        lv.value, lv.policy, lv.dist = solve_turns(spec, tp, fixed.get(q))
         if q > 0:
             tracked_tables(spec, lv, lv.dist.sum(1), levels[q + 1])
     return levels
+
+
+def solve_turns(
+    spec: RoundSpec, tp: TurnProblem, probs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(value, policy, dist)`` of the turns ``tp``: solved, or evaluated under ``probs`` (see
+    :func:`agents.solver_turn.backward`). Under ``final_hand: best`` the policy has an axis for the best
+    rank so far: ``[S, max_rolls - 1, num_ranks, 56]`` instead of ``[S, max_rolls - 1, 56]``."""
+    if spec.best:
+        us, policy = backward_best(tp, spec.rank_of_m, probs)
+        return turn_value_best(us), policy, forward_best(tp, spec.rank_of_m, policy, probs)
+    us, policy = backward(tp, probs)
+    return turn_value(us), policy, forward(tp, policy, probs)
 
 
 def seat_values(spec: RoundSpec, levels: list[Level]) -> np.ndarray:
@@ -280,22 +336,30 @@ def seat_values(spec: RoundSpec, levels: list[Level]) -> np.ndarray:
     return out
 
 
-def action_values(spec: RoundSpec, levels: list[Level], q: int, key: int, r: int, m: int) -> np.ndarray:
+def action_values(
+    spec: RoundSpec, levels: list[Level], q: int, key: int, r: int, m: int, best: int = -1
+) -> np.ndarray:
     """``float[8]``: player ``q``'s expected round result of each action after roll ``r`` with multiset ``m``
-    in state ``key`` (``nan`` for illegal actions), recomputed from the tables of position ``q + 1``."""
+    in state ``key`` (``nan`` for illegal actions), recomputed from the tables of position ``q + 1``.
+    ``best``: the rank of the best throw so far this turn (read under ``final_hand: best`` only)."""
     keys = np.array([key], np.int64)
     nxt = lookup(levels[q + 1].keys, successor_keys(spec, q, keys))
     tp = turn_problem(spec, q, keys, nxt, levels[q + 1])
     if not 1 <= r < int(tp.limit[0]):
         raise ValueError(f"no decision after roll {r} with a limit of {int(tp.limit[0])} rolls")
-    us, _ = backward(tp)
     p, _ = transitions()
-    qv = p[m] @ us[r + 1][0]
-    qv[7] = tp.stop_at(r)[0, m]
+    if spec.best:
+        b = int(best_of(spec.rank_of_m)[max(best, 0), m])
+        us, _ = backward_best(tp, spec.rank_of_m)
+        qv = p[m] @ us[r + 1][0, b]
+        qv[7] = tp.stop_at(r)[0, representatives(spec.rank_of_m)[b]]
+    else:
+        us, _ = backward(tp)
+        qv = p[m] @ us[r + 1][0]
+        qv[7] = tp.stop_at(r)[0, m]
     if spec.instant_m == m:
         qv[:] = np.nan
-    if not spec.holds_allowed:
-        qv[1:7] = np.nan
+    qv[~legal_mask(spec.holds_allowed)] = np.nan
     return qv
 
 

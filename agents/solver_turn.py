@@ -10,14 +10,13 @@ with its own value of stopping; :func:`forward` gives the distribution of the ha
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from zanzibar_env.core.engine import NUM_ACTIONS, STOP
-from zanzibar_env.core.hands import FACES, MULTISET_INDEX, MULTISETS
+from zanzibar_env.core.hands import MULTISETS
+from zanzibar_env.core.kernel import NUM_ACTIONS, STOP, transition_probs
+from zanzibar_env.core.kernel import legal_mask as kernel_legal_mask
 
 NUM_MULTISETS = len(MULTISETS)
 #: Ties between actions within this margin are broken deterministically: stop first, then lowest mask.
@@ -27,31 +26,14 @@ _CHUNK = 4096  # states per block when computing action values (bounds memory)
 _TIE_ORDER = np.array([STOP, 0, 1, 2, 3, 4, 5, 6])
 
 
-@lru_cache(maxsize=1)
 def transitions() -> tuple[np.ndarray, np.ndarray]:
-    """``(P, p3)``: ``P[m, a, m']`` = probability that mask ``a`` on multiset ``m`` gives ``m'``
-    (``float64[56, 8, 56]``; ``P[m, 7]`` is the identity) and ``p3[m']`` = probability that a throw of
-    all three dice gives ``m'``."""
-    p = np.zeros((NUM_MULTISETS, NUM_ACTIONS, NUM_MULTISETS))
-    for m, dice in enumerate(MULTISETS):
-        for a in range(NUM_ACTIONS - 1):
-            kept = tuple(d for i, d in enumerate(dice) if a >> i & 1)
-            n_new = 3 - len(kept)
-            for new in itertools.product(FACES, repeat=n_new):
-                p[m, a, MULTISET_INDEX[tuple(sorted(kept + new))]] += 6.0**-n_new  # type: ignore[index]
-        p[m, STOP, m] = 1.0
-    p.setflags(write=False)
-    p3 = p[0, 0].copy()
-    p3.setflags(write=False)
-    return p, p3
+    """``(P, p3)``: the kernel's transition probabilities (``zanzibar_env.core.kernel.transition_probs``)."""
+    return transition_probs()
 
 
 def legal_mask(holds_allowed: bool) -> np.ndarray:
-    """``bool[8]``: which hold masks are legal (all, or only re-throw all (0) and stop (7) without holds)."""
-    legal = np.ones(NUM_ACTIONS, bool)
-    if not holds_allowed:
-        legal[1:STOP] = False
-    return legal
+    """``bool[8]``: the kernel's legal hold masks (:func:`zanzibar_env.core.kernel.legal_mask`)."""
+    return kernel_legal_mask(holds_allowed)
 
 
 @dataclass

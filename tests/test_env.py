@@ -15,10 +15,12 @@ from zanzibar_env.core.game import GameState
 from zanzibar_env.core.observation import decode, encode
 from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
+from .oracles import reference_obs
+
 IDS = ("Zanzibar-v0", "ZanzibarRound-v0")
 
 
-@pytest.mark.parametrize("ruleset", ["classic", "simple_scoring", "alt_chips", "lives"])
+@pytest.mark.parametrize("ruleset", ["classic", "simple_scoring", "alt_chips", "lives", "penalty"])
 @pytest.mark.parametrize("env_id", IDS)
 def test_checkers_pass(env_id: str, ruleset: str) -> None:
     assert ruleset in available_rulesets()
@@ -48,6 +50,7 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
         while g.current_seat is not None:
             v = g.view()
             np.testing.assert_array_equal(fast(g.round), encode(v))
+            np.testing.assert_array_equal(encode(v), reference_obs(v))  # the independent oracle
             checked += 1
             g.act(int(rng.integers(8)))
     assert checked > 300

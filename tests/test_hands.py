@@ -32,6 +32,12 @@ def test_simple_scoring_face_values(dice: tuple[int, int, int], points: int) -> 
     assert (hand.category, hand.points) == ("points", points)
 
 
+def test_seed_000_round_example_1_3_6_scores_163_not_the_seeds_161() -> None:
+    # "Player 5 rolls 1,3,6 and scores 161 points.": the seed's own slip; its table gives 100 + 3 + 60.
+    assert zz.score((1, 3, 6)).points == 163
+    assert zz.score((4, 4, 5)) < zz.score((1, 3, 6)), "player 4's 13 points stay the round's lowest"
+
+
 def test_seed_000_examples_order_among_themselves() -> None:
     hands = [zz.score(d) for d, _ in SEED_000_EXAMPLES]
     by_points = sorted(hands, key=lambda h: h.points)

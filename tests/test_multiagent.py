@@ -19,6 +19,13 @@ from zanzibar_env.core.rules import load_ruleset
         {"ruleset": "alt_chips", "num_players": 3, "reward": "win"},
         {"num_players": 5, "episode": "round"},
         {"ruleset": load_ruleset("lives", starting_stack=2), "num_players": 3, "reward": "win"},
+        # the options of RULES.md §7-§9
+        {"ruleset": load_ruleset("penalty", num_rounds=3), "num_players": 3, "reward": "win"},
+        {
+            "ruleset": load_ruleset("lives", payment="lives_by_highest_hand", starting_stack=3),
+            "num_players": 3,
+        },
+        {"ruleset": load_ruleset("classic", final_hand="best", starting_stack=4), "num_players": 2},
     ],
 )
 def test_pettingzoo_api_and_seed(kwargs: dict) -> None:

@@ -11,6 +11,7 @@ import itertools
 import pickle
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,6 +25,19 @@ from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS
 from zanzibar_env.core.observation import ViewBatch
 
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]
+#: RULES.md §7 with seed 001's own numbers (4-2-1: 2 here, so that it matters under worst_so_far_loses).
+LIVES_BY_TOP: dict[str, Any] = {
+    "payment": "lives_by_highest_hand",
+    "lives_table": {"zanzibar": 2, "three_of_a_kind": "face", "pair": 1, "sum": 1},
+}
+
+
+def brute_lives(rules: zz.Ruleset, top: Any) -> int:
+    """Lives (points) each loser loses when ``top`` is the round's highest hand, read off RULES.md §7."""
+    if rules.payment == "one_life":
+        return rules.lives_lost
+    value = rules.lives_table[top.category]
+    return top.dice[0] if value == "face" else int(value)
 
 
 def brute_result(rules: zz.Ruleset, ms: Sequence[int]) -> np.ndarray:
@@ -41,17 +55,18 @@ def brute_result(rules: zz.Ruleset, ms: Sequence[int]) -> np.ndarray:
             return res
         worst = min(rank[ms[i]] for i in range(z))
         tied = [i for i in range(z) if rank[ms[i]] == worst]
-        hi_cat = "zanzibar"
+        top = t.hand_of_rank(t.num_ranks - 1)
     else:
         worst = min(rank[m] for m in ms)
         tied = [i for i in range(n) if rank[ms[i]] == worst]
-        hi_cat = cat[ms[max(range(n), key=lambda i: rank[ms[i]])]]
+        top = t.hands[ms[max(range(n), key=lambda i: rank[ms[i]])]]
+    hi_cat = top.category
     groups = [tied] if len(tied) == 1 or rules.tie_rule == "all" else [[i] for i in tied]
     for losers in groups:
         w = 1.0 / len(groups)
         for loser in losers:
-            if rules.stake == "lives":
-                res[loser] -= w * rules.lives_lost
+            if rules.stake != "chips":  # lives and penalty points
+                res[loser] -= w * brute_lives(rules, top)
                 continue
             for s in (s for s in range(n) if s not in losers):
                 amt = rules.payment_of(hi_cat if rules.payment == "highest_hand" else cat[ms[s]])
@@ -87,6 +102,12 @@ def _no_decision_variants() -> list[zz.Ruleset]:
         zz.load_ruleset("lives", max_rolls=1, hand_ranking="zanzibar_456", one_points=1, six_points=6),
         zz.load_ruleset("lives", max_rolls=1, hand_ranking="zanzibar_456", one_points=1, six_points=6,
                         instant_zanzibar="worst_so_far_loses", tie_rule="rolloff"),
+        # RULES.md §7-§8: lives (penalty points) by the round's top hand
+        zz.load_ruleset("lives", max_rolls=1, **LIVES_BY_TOP),
+        zz.load_ruleset("lives", max_rolls=1, **LIVES_BY_TOP, tie_rule="rolloff",
+                        instant_zanzibar="worst_so_far_loses"),
+        zz.load_ruleset("penalty", max_rolls=1, **LIVES_BY_TOP, instant_zanzibar="off", tie_rule="rolloff"),
+        zz.load_ruleset("penalty", max_rolls=1, lives_lost=2),
     ]  # fmt: skip
 
 
@@ -167,8 +188,18 @@ def brute_two_player(rules: zz.Ruleset) -> np.ndarray:
         zz.load_ruleset("lives", max_rolls=2),
         zz.load_ruleset("alt_chips", holds_allowed=False, tie_rule="all"),
         zz.load_ruleset("simple_scoring", first_roller_sets_limit=False),
+        zz.load_ruleset("lives", max_rolls=2, **LIVES_BY_TOP, instant_zanzibar="worst_so_far_loses"),
+        zz.load_ruleset("penalty", max_rolls=2, **LIVES_BY_TOP, tie_rule="rolloff"),
     ],
-    ids=["simple2", "classic2-instant", "lives2", "alt-noholds", "simple-nolimit"],
+    ids=[
+        "simple2",
+        "classic2-instant",
+        "lives2",
+        "alt-noholds",
+        "simple-nolimit",
+        "lives2-top",
+        "penalty2-top",
+    ],
 )
 def test_two_player_matches_brute_force_expectimax(rules: zz.Ruleset) -> None:
     spec = RoundSpec.of(rules, 2)

@@ -63,6 +63,24 @@ RULESETS = {
     "lives_rolloff": load_ruleset(
         "lives", tie_rule="rolloff", first_roller_sets_limit=True, starting_stack=4
     ),
+    # the three options of RULES.md §7-§9, each against the engine on scripted dice
+    "lives_by_top": load_ruleset(
+        "lives",
+        payment="lives_by_highest_hand",
+        lives_table={"zanzibar": 2, "three_of_a_kind": "face", "pair": 1, "sum": 1},
+        instant_zanzibar="worst_so_far_loses",
+        starting_stack=6,
+    ),
+    "penalty": load_ruleset("penalty", num_rounds=4),
+    "penalty_by_top": load_ruleset(
+        "penalty",
+        num_rounds=3,
+        payment="lives_by_highest_hand",
+        lives_table={"zanzibar": 0, "three_of_a_kind": "face", "pair": 1, "sum": 1},
+        tie_rule="rolloff",
+    ),
+    "best": load_ruleset("classic", final_hand="best", starting_stack=6),
+    "best_lives": load_ruleset("lives", final_hand="best", first_roller_sets_limit=True, starting_stack=3),
 }
 
 
@@ -246,7 +264,7 @@ def test_bad_input() -> None:
             vec.step(np.array([3, 3]))
 
 
-@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives", "odd"])
+@pytest.mark.parametrize("name", ["classic", "alt_chips", "lives", "odd", "penalty", "best"])
 def test_table_encoding_is_encode_batch(name: str) -> None:
     for n in (2, 3, 8):
         vec = ZanzibarVectorEnv(64, ruleset=RULESETS[name], num_players=n, opponents="random", seed=0)
@@ -296,3 +314,50 @@ def test_agrees_on_random_rulesets() -> None:
         n = int(rng.integers(2, 9))
         ep, rw = str(rng.choice(["game", "round"])), str(rng.choice(["chips", "win"]))
         _compare(rules, n, ep, rw, rows=3, bot=ObsBot(), seat=int(rng.integers(n)))
+
+
+class _Returns:
+    """An opponent that always returns the same (possibly bad) action."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def act(self, view: object) -> object:
+        return self.value
+
+    def act_batch(self, batch: object) -> np.ndarray:
+        return np.full(len(batch), self.value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [15, 9, -1, 7.5, 7.0, True, "3"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_every_opponent_action_is_checked_and_the_row_named(value: object, batched: bool) -> None:
+    bot = _Returns(value) if batched else type("Plain", (), {"act": _Returns(value).act})()
+    env = ZanzibarVectorEnv(3, opponents=bot, seat=1, seed=0)  # seat 0 (the opponent) acts in reset
+    with pytest.raises(ValueError, match=r"in env 0 from an opponent"):
+        env.reset(seed=0)
+
+
+def test_opponent_illegal_without_holds_is_rejected() -> None:
+    env = ZanzibarVectorEnv(2, ruleset={**load_ruleset("classic").to_dict(), "holds_allowed": False},
+                            opponents=_Returns(3), seat=1, seed=0)  # fmt: skip
+    with pytest.raises(ValueError, match=r"illegal action 3 in env 0 from an opponent"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize(
+    ("actions", "row"), [([7, 7, 9], 2), ([7, -1, 7], 1), ([7, 7.5, 7], 1), ([8, 7, 7], 0)]
+)
+def test_every_learner_action_is_checked_and_the_row_named(actions: list[object], row: int) -> None:
+    env = ZanzibarVectorEnv(3, seat=0, seed=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=rf"in env {row}"):
+        env.step(np.array(actions))
+
+
+def test_single_env_names_a_bad_opponent() -> None:
+    from zanzibar_env.envs.env import ZanzibarEnv
+
+    env = ZanzibarEnv(opponents=_Returns(15), seat=1)
+    with pytest.raises(ValueError, match=r"illegal action 15 from the opponent in seat 0"):
+        env.reset(seed=0)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from zanzibar_env.core.engine import STOP
+from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
@@ -32,10 +32,7 @@ from .sb3_vec import make_sb3_env
 
 def legal_masks(batch: ViewBatch) -> np.ndarray:
     """``bool[B, 8]``: all hold masks, or only re-throw-all (0) and stop (7) when holds are not allowed."""
-    masks = np.ones((len(batch), 8), bool)
-    if not batch.ruleset.holds_allowed:
-        masks[:, 1:STOP] = False
-    return masks
+    return np.tile(legal_mask(batch.ruleset.holds_allowed), (len(batch), 1))
 
 
 def predict(model: Any, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:

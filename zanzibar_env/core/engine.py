@@ -10,26 +10,39 @@ Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is no
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
+from . import kernel as K
+from . import settlement as S
 from .dice import DiceSource
-from .hands import MULTISET_INDEX, Hand
+from .hands import MULTISETS, Hand
+from .kernel import AFTER as _AFTER
+from .kernel import (
+    NUM_ACTIONS,
+    STOP,
+    best_after_roll,
+    check_action,
+    limit_after_turn,
+    public_after_turn,
+    round_over,
+    turn_limit,
+    turn_over,
+)
+from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
 
-STOP = 7  # the action "keep all dice and stop"
-NUM_ACTIONS = 8
-#: Indices of the sorted dice each hold mask keeps (bit i keeps die i).
-_KEPT = tuple(tuple(i for i in range(3) if mask >> i & 1) for mask in range(NUM_ACTIONS))
+__all__ = ["NUM_ACTIONS", "STOP", "RoundSnapshot", "RoundState", "View", "mask_from_keep"]
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(NamedTuple):
     """What the acting player knows at a decision (the same information as the env observation).
 
-    ``stacks`` and ``active`` are relative to the acting seat: index 0 is the acting seat, then
-    clockwise.
+    Immutable; build it by keyword. ``stacks`` and ``active`` are relative to the acting seat: index
+    0 is the acting seat, then clockwise. (A named tuple: built once per decision, it is several times
+    cheaper than a frozen dataclass.)
     """
 
     ruleset: Ruleset
@@ -46,11 +59,45 @@ class View:
     earlier_payments: int  # sum of own-hand payments of earlier players (alt_chips)
     stacks: tuple[int, ...]  # chips or lives, relative to the acting seat
     active: tuple[bool, ...]  # still in the game, relative to the acting seat
+    #: rank of the hand the turn scores if the player stops now: the current dice under ``final_hand:
+    #: last``, the best throw of the turn so far under ``best`` (RULES.md §9); -1 if unknown
+    turn_best_rank: int = -1
 
     @property
     def hand(self) -> Hand:
         """The hand the current dice make."""
         return self.ruleset.table.score(self.dice)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSnapshot:
+    """A read-only picture of a round in progress, for renderers and narrators (seats are absolute).
+
+    ``hands`` maps each seat that has ended its turn to its hand; ``turn_rolls`` are the throws of the
+    turn in progress (sorted dice, oldest first) and ``turn_actions`` the hold masks between them;
+    ``lowest_seats`` share the lowest hand so far, in play order; ``highest_seat`` holds the highest
+    (the earliest of equal hands).
+    """
+
+    ruleset: Ruleset
+    num_players: int
+    starting_seat: int
+    order: tuple[int, ...]  # active seats in play order
+    position: int  # index in ``order`` of the player to act (== len(order) when the round is over)
+    current_seat: int | None
+    dice: tuple[int, int, int]
+    rolls_used: int
+    turn_limit: int
+    roll_limit: int
+    turn_rolls: tuple[tuple[int, int, int], ...]
+    turn_actions: tuple[int, ...]  # hold masks chosen so far in the turn in progress
+    hands: dict[int, Hand]
+    lowest_seats: tuple[int, ...]
+    highest_seat: int | None
+    earlier_payments: int
+    stacks: tuple[int, ...]
+    active: tuple[bool, ...]
+    done: bool
 
 
 def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> int:
@@ -79,7 +126,13 @@ def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) 
 
 
 class RoundState:
-    """One round in progress. Create it, then call :meth:`act` while :attr:`current_seat` is set."""
+    """One round in progress. Create it, then call :meth:`act` while :attr:`current_seat` is set.
+
+    Every rule comes from the kernel (:mod:`~zanzibar_env.core.kernel`,
+    :mod:`~zanzibar_env.core.settlement`); this class keeps one table's state as Python ints and
+    records the round. Its state is read through the documented read-only properties below and
+    :meth:`snapshot`; everything with a leading underscore is private.
+    """
 
     def __init__(
         self,
@@ -97,36 +150,144 @@ class RoundState:
         self.table = ruleset.table
         self.source = dice
         self.num_players = n
-        self.active = [s > 0 for s in stacks] if ruleset.stake == "lives" else [True] * n
-        self.order = [(starting_seat + k) % n for k in range(n) if self.active[(starting_seat + k) % n]]
         self.record = RoundRecord(starting_seat=starting_seat, stacks_before=list(stacks))
-        self.stacks = list(stacks)
-        self.roll_limit = ruleset.max_rolls
-        self._legal = tuple(range(NUM_ACTIONS)) if ruleset.holds_allowed else (0, STOP)
-        self._instant = ruleset.instant_zanzibar != "off"
-        self._own_hand = ruleset.payment == "own_hand"
-        self._sets_limit = ruleset.first_roller_sets_limit
-        self.pos = 0
-        self.hands: dict[int, Hand] = {}
-        self.lowest: list[int] = []  # seats sharing the lowest hand so far
-        self.highest: int | None = None  # seat of the highest hand so far (earliest keeps ties)
-        self.earlier_payments = 0
+        self._stacks = list(stacks)
+        self._active = [s > 0 for s in stacks] if ruleset.stake == "lives" else [True] * n
+        self._order = tuple(
+            (starting_seat + k) % n for k in range(n) if self._active[(starting_seat + k) % n]
+        )
+        tables = K.scalar_tables(ruleset)
+        self._tables = tables
+        self._legal, self._legal_mask, self._instant = tables.legal, tables.legal_mask, tables.instant
+        self._paying, self._cat = tables.own_payment, tables.category
+        self._pos = 0
+        self._hands: dict[int, Hand] = {}
+        self._ms_of: dict[int, int] = {}  # seat -> multiset index of its hand
+        # the public state after each turn (kernel.public_after_turn); -1 = no hand yet
+        self._lo = self._lo_count = self._hi = 0
+        self._lo, self._lo_seat, self._hi, self._hi_seat = -1, -1, -1, -1
+        self._paid = 0
+        self._limit = ruleset.max_rolls  # the round's roll limit (set by the first roller)
         self.current_seat: int | None = None
-        self.dice: tuple[int, int, int] = (0, 0, 0)
+        self._ms = 0
+        self._best_rank, self._best_ms = -1, 0  # the hand the turn scores if it stops now
+        self._rank = tables.rank
         self.rolls_used = 0
         self._turn_limit = ruleset.max_rolls
         self._turn: TurnRecord | None = None
         self._start_turn()
 
-    # ---- public ---------------------------------------------------------------------------------
+    # ---- public, read-only ------------------------------------------------------------------------
     @property
     def done(self) -> bool:
         return self.current_seat is None
 
     @property
+    def dice(self) -> tuple[int, int, int]:
+        """The current dice, sorted ascending."""
+        return MULTISETS[self._ms]
+
+    @property
+    def dice_index(self) -> int:
+        """Multiset index (``hands.MULTISETS``) of the current dice."""
+        return self._ms
+
+    @property
+    def turn_best_rank(self) -> int:
+        """Rank of the hand the turn scores if the player stops now (RULES.md §9; -1 between turns)."""
+        return self._best_rank
+
+    @property
     def turn_limit(self) -> int:
         """Rolls the current player may use (the first roller: ``max_rolls``; later: ``roll_limit``)."""
         return self._turn_limit
+
+    @property
+    def roll_limit(self) -> int:
+        """The round's roll limit for later players (the first roller's rolls once it has ended its turn)."""
+        return self._limit
+
+    @property
+    def position(self) -> int:
+        """How many players have ended their turn this round (the acting player's index in :attr:`order`)."""
+        return self._pos
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The active seats in play order, starting seat first."""
+        return self._order
+
+    @property
+    def players_after(self) -> int:
+        """Active players still to roll after the acting one."""
+        return len(self._order) - self._pos - 1
+
+    @property
+    def hands(self) -> MappingProxyType[int, Hand]:
+        """Seat -> hand of every seat that has ended its turn this round (read-only)."""
+        return MappingProxyType(self._hands)
+
+    @property
+    def lowest_rank(self) -> int:
+        """Rank of the lowest hand so far (-1: none)."""
+        return self._lo
+
+    @property
+    def lowest_count(self) -> int:
+        """How many hands so far share the lowest rank."""
+        return self._lo_count
+
+    @property
+    def lowest_seats(self) -> tuple[int, ...]:
+        """Seats holding the lowest hand so far, in play order."""
+        return tuple(s for s, h in self._hands.items() if h.rank == self._lo)
+
+    @property
+    def highest_rank(self) -> int:
+        """Rank of the highest hand so far (-1: none)."""
+        return self._hi
+
+    @property
+    def highest_seat(self) -> int | None:
+        """Seat of the highest hand so far (the earliest of equal hands), ``None`` before the first."""
+        return None if self._hi_seat < 0 else self._hi_seat
+
+    @property
+    def earlier_payments(self) -> int:
+        """Sum of the own-hand payments of the players who have ended their turn (``payment: own_hand``)."""
+        return self._paid
+
+    @property
+    def stacks(self) -> tuple[int, ...]:
+        """Chips or lives per seat (after settlement once the round is over)."""
+        return tuple(self._stacks)
+
+    @property
+    def active(self) -> tuple[bool, ...]:
+        """Whether each seat plays this round."""
+        return tuple(self._active)
+
+    @property
+    def turn_rolls(self) -> tuple[tuple[int, int, int], ...]:
+        """The throws of the turn in progress (sorted dice), oldest first; empty when the round is over."""
+        return tuple(tuple(r) for r in self._turn.rolls) if self._turn is not None else ()  # type: ignore[misc]
+
+    @property
+    def turn_actions(self) -> tuple[int, ...]:
+        """The hold masks chosen so far in the turn in progress."""
+        return tuple(self._turn.actions) if self._turn is not None else ()
+
+    def snapshot(self) -> RoundSnapshot:
+        """A frozen copy of the public state (for renderers; the env encoders read the properties)."""
+        return RoundSnapshot(
+            ruleset=self.ruleset, num_players=self.num_players, starting_seat=self.record.starting_seat,
+            order=self._order, position=self._pos, current_seat=self.current_seat, dice=self.dice,
+            rolls_used=self.rolls_used, turn_limit=self._turn_limit, roll_limit=self._limit,
+            turn_rolls=self.turn_rolls,
+            turn_actions=self.turn_actions, hands=dict(self._hands), lowest_seats=self.lowest_seats,
+            highest_seat=self.highest_seat, earlier_payments=self._paid, stacks=self.stacks,
+            active=self.active, done=self.done,
+        )  # fmt: skip
 
     def legal_actions(self) -> list[int]:
         """Legal hold masks now: all 8, or only re-throw all (0) and stop (7) without holds."""
@@ -135,143 +296,107 @@ class RoundState:
     def view(self) -> View:
         """The acting player's view (raises if the round is over)."""
         seat = self._require_seat()
-        n = self.num_players
-        lo = self.hands[self.lowest[0]] if self.lowest else None
-        hi = self.hands[self.highest] if self.highest is not None else None
-        pos = self.pos
-        return View(  # positional, in field order: the hot path of every bot decision
-            self.ruleset, seat, n, self.dice, self.rolls_used, self._turn_limit, pos == 0,
-            len(self.order) - pos - 1, lo, len(self.lowest), hi, self.earlier_payments,
-            (*self.stacks[seat:], *self.stacks[:seat]), (*self.active[seat:], *self.active[:seat]),
+        lo = self._hands[self._lo_seat] if self._lo >= 0 else None
+        hi = self._hands[self._hi_seat] if self._hi >= 0 else None
+        st, act = self._stacks, self._active
+        return View(
+            ruleset=self.ruleset, seat=seat, num_players=self.num_players, dice=MULTISETS[self._ms],
+            rolls_used=self.rolls_used, roll_limit=self._turn_limit, is_first=self._pos == 0,
+            players_after=len(self._order) - self._pos - 1, lowest=lo, lowest_count=self._lo_count,
+            highest=hi, earlier_payments=self._paid, stacks=(*st[seat:], *st[:seat]),
+            active=(*act[seat:], *act[:seat]), turn_best_rank=self._best_rank,
         )  # fmt: skip
 
-    def act(self, action: int) -> None:
+    def act(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
         self._require_seat()
-        if type(action) is not int:  # plain ints skip the checks below
-            if isinstance(action, bool) or not hasattr(action, "__index__"):
-                raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
-            action = operator.index(action)
-        if action not in self._legal:
-            raise ValueError(
-                f"illegal action {action}: legal hold masks are {list(self._legal)} "
-                "(bit i keeps sorted die i; 7 stops)"
-            )
+        action = check_action(action, self._legal_mask)
         assert self._turn is not None
         self._turn.actions.append(action)
         if action == STOP:
             self._end_turn()
         else:
-            dice = self.dice
-            self._roll(tuple(dice[i] for i in _KEPT[action]))
+            self._roll(action)
 
     # ---- turn -----------------------------------------------------------------------------------
-    def _hand(self, sorted_dice: tuple[int, ...]) -> Hand:
-        """The hand of dice already sorted and checked (the table lookup, without re-validation)."""
-        return self.table.hands[MULTISET_INDEX[sorted_dice]]  # type: ignore[index]
-
     def _require_seat(self) -> int:
         if self.current_seat is None:
             raise RuntimeError("the round is over; start a new round")
         return self.current_seat
 
     def _start_turn(self) -> None:
-        self.current_seat = self.order[self.pos]
+        self.current_seat = self._order[self._pos]
         self._turn = TurnRecord(seat=self.current_seat)
-        self._turn_limit = self.ruleset.max_rolls if self.pos == 0 else self.roll_limit
+        self._turn_limit = turn_limit(self._pos == 0, self._limit, self.ruleset.max_rolls)
         self.rolls_used = 0
-        self._roll(())
+        self._best_rank = -1
+        self._roll(0)
 
-    def _roll(self, keep: tuple[int, ...]) -> None:
-        new = self.source.roll(3 - len(keep))
+    def _roll(self, hold: int) -> None:
+        new = self.source.roll(_REROLLED[hold])
         self.record.dice_drawn.extend(new)
-        a, b, c = sorted((*keep, *new))
-        self.dice = dice = (a, b, c)
+        self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
         self.rolls_used += 1
-        self._turn.rolls.append([a, b, c])  # type: ignore[union-attr]
-        instant = self._instant and self._hand(dice).category == "zanzibar"
-        if instant or self.rolls_used >= self._turn_limit:
+        self._turn.rolls.append(list(MULTISETS[ms]))  # type: ignore[union-attr]
+        self._best_rank, self._best_ms = best_after_roll(
+            self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
+        )
+        if turn_over(self.rolls_used, self._turn_limit, self._instant[ms]):
             self._end_turn()
 
     def _end_turn(self) -> None:
-        seat, turn = self.current_seat, self._turn
+        seat, turn, ms = self.current_seat, self._turn, self._best_ms
         assert seat is not None and turn is not None
-        hand = self._hand(self.dice)
-        turn.hand, turn.category, turn.rank = list(self.dice), hand.category, hand.rank
+        hand = self.table.hands[ms]
+        turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
         self.record.turns.append(turn)
-        self.hands[seat] = hand
-        rank = hand.rank  # same table: compare ranks directly
-        if not self.lowest or rank < self.hands[self.lowest[0]].rank:
-            self.lowest = [seat]
-        elif rank == self.hands[self.lowest[0]].rank:
-            self.lowest.append(seat)
-        if self.highest is None or rank > self.hands[self.highest].rank:
-            self.highest = seat
-        if self._own_hand:
-            self.earlier_payments += self.ruleset.payment_of(hand.category)
-        if self.pos == 0 and self._sets_limit:
-            self.roll_limit = self.rolls_used
-        self.pos += 1
-        if self._instant and hand.category == "zanzibar":
-            self._settle(instant_by=seat)
-        elif self.pos == len(self.order):
-            self._settle()
+        self._hands[seat], self._ms_of[seat] = hand, ms
+        self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat = public_after_turn(
+            self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat, hand.rank, seat
+        )
+        self._paid += self._paying[ms]
+        first = self._pos == 0
+        self._limit = limit_after_turn(first, self.rolls_used, self._limit, self.ruleset)
+        self._pos += 1
+        instant = self._instant[self._ms]
+        if round_over(self._pos, len(self._order), instant):
+            self._settle(instant)
         else:
             self._start_turn()
 
-    # ---- settlement -----------------------------------------------------------------------------
-    def _settle(self, instant_by: int | None = None) -> None:
+    # ---- settlement (kernel: settlement.py) -------------------------------------------------------
+    def _settle(self, instant: bool) -> None:
         self.current_seat, self._turn = None, None
-        rec = self.record
-        rec.roll_limit = self.roll_limit if self.ruleset.first_roller_sets_limit else self.ruleset.max_rolls
-        rec.ended_by_zanzibar = instant_by is not None
-        assert self.highest is not None
-        rec.winner = self.highest
-        rec.losers = self._losers(instant_by)
-        before = list(self.stacks)
-        if self.ruleset.stake == "lives":
-            for s in rec.losers:
-                self.stacks[s] = max(0, self.stacks[s] - self.ruleset.lives_lost)
-        else:
-            self._pay_chips(rec.losers)
-        rec.transfers = [a - b for a, b in zip(self.stacks, before, strict=True)]
-        rec.stacks_after = list(self.stacks)
+        rec, rules, order, ms_of = self.record, self.ruleset, self._order, self._ms_of
+        rec.roll_limit = self._limit if rules.first_roller_sets_limit else rules.max_rolls
+        rec.ended_by_zanzibar = instant
+        rec.winner = self._hi_seat
+        rank = self._rank
+        ranks = [rank[ms_of[s]] if s in ms_of else -1 for s in order]
+        losers = S.round_losers(rules, ranks, self._lo, instant)
+        if sum(losers) > 1:
+            losers = S.rolloff(rules, losers, self._rolloff_throws)
+        rec.losers = [s for s, lost in zip(order, losers, strict=True) if lost]
+        stacks = self._stacks
+        before = list(stacks)
+        amounts = None
+        if rules.stake == "chips":
+            cat = self._cat
+            cats = [cat[ms_of[s]] if s in ms_of else 0 for s in order]  # 0: never rolled (pays by the top)
+            amounts = S.chip_amounts(rules, self._tables.chips, cats, cat[ms_of[self._hi_seat]])
+        after = S.stacks_after(
+            rules, [stacks[s] for s in order], losers, amounts, self._tables.lives[self._hi]
+        )
+        for s, a in zip(order, after, strict=True):
+            stacks[s] = a
+        rec.transfers = [a - b for a, b in zip(stacks, before, strict=True)]
+        rec.stacks_after = list(stacks)
 
-    def _losers(self, instant_by: int | None) -> list[int]:
-        if instant_by is not None:
-            if self.ruleset.instant_zanzibar == "no_loss":
-                return []
-            others = [s for s in self.hands if s != instant_by]
-            if not others:
-                return []
-            worst = min(self.hands[s] for s in others)
-            tied = [s for s in others if self.hands[s] == worst]
-        else:
-            tied = list(self.lowest)
-        if len(tied) == 1 or self.ruleset.tie_rule == "all":
-            return tied
-        return [self._rolloff(tied)]
-
-    def _rolloff(self, tied: list[int]) -> int:
-        """Tied players each throw all three dice once more, repeated while still tied for lowest."""
-        while len(tied) > 1:
-            throws = {s: sorted(self.source.roll(3)) for s in tied}
-            for faces in throws.values():
-                self.record.dice_drawn.extend(faces)
-            self.record.rolloffs.append(throws)
-            hands = {s: self._hand(tuple(d)) for s, d in throws.items()}
-            worst = min(hands.values())
-            tied = [s for s in tied if hands[s] == worst]
-        return tied[0]
-
-    def _pay_chips(self, losers: list[int]) -> None:
-        """Each loser receives from each other player; a payer gives at most what they hold."""
-        hi_cat = self.hands[self.highest].category if self.highest is not None else "points"
-        for loser in losers:
-            for s in self.order:
-                if s in losers:
-                    continue
-                cat = hi_cat if self.ruleset.payment == "highest_hand" else self.hands[s].category
-                amount = min(self.ruleset.payment_of(cat), self.stacks[s])
-                self.stacks[s] -= amount
-                self.stacks[loser] += amount
+    def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:
+        """Each tied seat throws all three dice once, in play order (recorded); returns their ranks."""
+        throws = {s: sorted(self.source.roll(3)) for s, t in zip(self._order, tied, strict=True) if t}
+        for faces in throws.values():
+            self.record.dice_drawn.extend(faces)
+        self.record.rolloffs.append(throws)
+        score = self.table.score
+        return [score(throws[s]).rank if s in throws else -1 for s in self._order]

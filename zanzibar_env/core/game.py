@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from . import settlement as S
 from .dice import DiceSource, ScriptedDice, as_dice_source
 from .engine import RoundState, View
 from .records import GameRecord, RoundRecord
@@ -119,23 +120,21 @@ class GameState:
                 self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
-        if self.ruleset.stake == "chips":
-            return [s for s, c in enumerate(self.stacks) if c == 0]
-        alive = [s for s, c in enumerate(self.stacks) if c > 0]
-        if len(alive) == 1:
-            return alive
-        if not alive:  # everyone left went out this round: most lives at the round's start survive
-            played = [t.seat for t in rec.turns]
-            best = max(rec.stacks_before[s] for s in played)
-            return [s for s in played if rec.stacks_before[s] == best]
-        return []
+        """The game's winners after round ``rec`` (kernel: ``settlement.game_winners``); [] if it goes on."""
+        played = [False] * self.num_players
+        for t in rec.turns:
+            played[t.seat] = True
+        won, over = S.game_winners(
+            self.ruleset, rec.stacks_before, self.stacks, played, len(self.record.rounds)
+        )
+        return [s for s, w in enumerate(won) if w] if over else []
 
     def _next_starter(self, rec: RoundRecord) -> int:
         """The round's winner rolls first; if they are out, the next active seat clockwise."""
         n = self.num_players
         for k in range(n):
             s = (rec.winner + k) % n
-            if self.ruleset.stake == "chips" or self.stacks[s] > 0:
+            if self.ruleset.stake != "lives" or self.stacks[s] > 0:
                 return s
         raise AssertionError("no active seat")  # pragma: no cover
 
@@ -149,7 +148,7 @@ def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list
         raise ValueError(f"starting stacks must be non-negative integers, got {values!r}")
     if ruleset.stake == "chips" and min(values) == 0:
         raise ValueError(f"every chip stack must be positive at the start (0 chips has won): {values!r}")
-    if sum(v > 0 for v in values) < 2:
+    if ruleset.stake == "lives" and sum(v > 0 for v in values) < 2:
         raise ValueError(f"a game needs at least two players with lives left, got {values!r}")
     return [int(v) for v in values]
 

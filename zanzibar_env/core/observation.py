@@ -4,18 +4,21 @@ One layout for all.
 
 The same layout is used by the Gymnasium env, the PettingZoo env, the vector env and the agents, for
 every table size (seat-relative blocks are padded to 8 seats), so one model fits all tables.
-:func:`encode` fills it from one view, :func:`encode_batch` from a :class:`ViewBatch` of many, and
-:func:`decode` reads it back by name. Every index is documented where it is filled (``_fill``).
+The encoding is the rules kernel's (one :class:`Encoder` per ruleset, every slot defined once in its
+tables): the envs, the vector env, :func:`encode` (one view) and :func:`encode_batch` (a
+:class:`ViewBatch`) all call it, and :meth:`Encoder.terminal` gives the observation after an episode.
+:func:`decode` reads a vector back by name. Every index is documented in :class:`Encoder`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .engine import View
-from .hands import MULTISET_INDEX
+from .hands import MULTISET_INDEX, MULTISETS
+from .kernel import per_ruleset
 from .rules import MAX_PLAYERS, Ruleset
 
 OBS_SIZE = 33
@@ -63,6 +66,8 @@ class ViewBatch:
     stacks: np.ndarray  # [B, 8]
     active: np.ndarray  # [B, 8]
     num_players: np.ndarray
+    #: rank of the hand each turn scores if it stops now (``View.turn_best_rank``; RULES.md §9)
+    turn_best_rank: np.ndarray | None = field(default_factory=lambda: None)  # no class attribute: lazy-able
 
     def __len__(self) -> int:
         return int(self.dice.shape[0])
@@ -102,6 +107,7 @@ class ViewBatch:
             stacks=stacks,
             active=active,
             num_players=col("num_players"),
+            turn_best_rank=col("turn_best_rank"),
         )
 
 
@@ -110,36 +116,153 @@ for _m, _k in MULTISET_INDEX.items():
     _MULTISET_LOOKUP[_m[0] - 1, _m[1] - 1, _m[2] - 1] = _k
 
 
+def _at(name: str) -> slice:
+    first, length = OBS_LAYOUT[name]
+    return slice(first, first + length)
+
+
+#: Where each block goes (from ``OBS_LAYOUT``; no literal slot numbers elsewhere).
+DICE, RANK, ROLLS, MID, STACKS, ACTIVE, SIZE = (
+    _at("dice"),
+    OBS_LAYOUT["hand_rank"][0],
+    slice(4, 7),  # rolls_used, roll_limit, rolls_left
+    slice(7, 16),  # is_first .. earlier_payments
+    _at("stacks"),
+    _at("active"),
+    OBS_LAYOUT["num_players"][0],
+)
+TAIL = slice(STACKS.start, OBS_SIZE)  # the seat blocks and the table size: all a finished episode shows
+
+
+class Encoder:
+    """The observation encoding of one ruleset: every slot's value is defined once, in the tables below,
+    and :meth:`rows` (many players, numpy) and :meth:`one` (one player, Python floats) only gather them,
+    so the two give identical float32 vectors. :meth:`terminal` is the observation after an episode.
+
+    Slots (each value is computed in float64 and rounded to float32 once):
+
+    * 0-2 ``dice``: the three dice, sorted ascending, face / 6;
+    * 3 ``hand_rank``: rank of the hand the turn scores if the player stops now / best rank (0 = worst
+      hand, 1 = best: 4-5-6 or 4-2-1): the current dice under ``final_hand: last``, the best throw of
+      the turn so far under ``best`` (RULES.md §9; the current dice are in slots 0-2);
+    * 4 ``rolls_used``, 5 ``roll_limit``, 6 ``rolls_left``: each / ``max_rolls``;
+    * 7 ``is_first``: 1 if this player rolls first this round;
+    * 8 ``players_after``: active players still to roll after this one / 7;
+    * 9 ``has_lowest``: 1 if an earlier player has a hand this round;
+    * 10 ``lowest_rank``, 12 ``highest_rank``: the lowest / highest earlier hand's rank / best (0 if none);
+    * 11 ``lowest_count``: earlier players sharing the lowest hand / 7;
+    * 13 ``vs_lowest``, 14 ``vs_highest``: the slot-3 hand compared with them, -1 / 0 / +1 (0 if none);
+    * 15 ``earlier_payments``: own-hand payments of earlier players / 28 (``payment: own_hand``);
+    * 16-23 ``stacks``: chips, lives or penalty points / ``Ruleset.stack_scale`` (the starting stack;
+      under ``stake: penalty`` the most points one player can take) per seat, own seat first,
+      clockwise, 0-padded;
+    * 24-31 ``active``: 1 if that seat is still in the game; 32 ``num_players``: players / 8.
+    """
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        t, mr = ruleset.table, ruleset.max_rolls
+        self.ruleset, self.top, self.scale = ruleset, max(t.num_ranks - 1, 1), ruleset.stack_scale
+        self.head = (np.array(MULTISETS, np.float64) / 6.0).astype(np.float32)  # [56, 3] dice / 6
+        u, lim = np.meshgrid(np.arange(mr + 1), np.arange(mr + 1), indexing="ij")
+        self.rolls = np.stack([u / mr, lim / mr, (lim - u) / mr], -1).astype(np.float32)  # [used, limit]
+        self.per7 = (np.arange(MAX_PLAYERS) / (MAX_PLAYERS - 1)).astype(np.float32)  # counts / 7
+        self.rank = np.concatenate([[0.0], np.arange(t.num_ranks) / self.top]).astype(np.float32)  # [r + 1]
+        self.rank_ms = t.rank_of_multiset
+        self._head, self._rolls = self.head.tolist(), self.rolls.tolist()
+        self._per7, self._rank, self._rank_ms = self.per7.tolist(), self.rank.tolist(), self.rank_ms.tolist()
+
+    def rows(
+        self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
+        after: np.ndarray, lo: np.ndarray, lo_count: np.ndarray, hi: np.ndarray, paid: np.ndarray,
+        stacks: np.ndarray, active: np.ndarray, num_players: np.ndarray | int | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """``float32[R, 33]``; ``best`` is the rank of the hand that counts now (``turn_best_rank``);
+        ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
+        ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
+        o = np.empty((ms.size, OBS_SIZE), np.float32)
+        o[:, DICE] = self.head[ms]
+        o[:, RANK] = self.rank[best + 1]
+        o[:, ROLLS] = self.rolls[used, limit]
+        has = lo >= 0
+        rank = best
+        mid = (is_first, self.per7[after], has, self.rank[lo + 1], self.per7[lo_count], self.rank[hi + 1],
+               np.sign(rank - lo) * has, np.sign(rank - hi) * has, paid / MAX_EARLIER_PAYMENTS)  # fmt: skip
+        for k, col in enumerate(mid):
+            o[:, MID.start + k] = col
+        self._tail(o, stacks, active, num_players)
+        return o
+
+    def _tail(
+        self, o: np.ndarray, stacks: np.ndarray, active: np.ndarray, n: np.ndarray | int | None
+    ) -> None:
+        k = stacks.shape[1]
+        o[:, STACKS.start + k : STACKS.stop] = 0.0
+        o[:, ACTIVE.start + k : ACTIVE.stop] = 0.0
+        o[:, STACKS.start : STACKS.start + k] = stacks / self.scale
+        o[:, ACTIVE.start : ACTIVE.start + k] = active
+        o[:, SIZE] = (k if n is None else n) / MAX_PLAYERS
+
+    def tail(self, stacks: list[int], active: list[bool]) -> list[float]:
+        """Slots 16-32 as Python floats (seat blocks change only between rounds: callers may cache it)."""
+        pad = [0.0] * (MAX_PLAYERS - len(stacks))
+        scale = self.scale
+        return [
+            *(x / scale for x in stacks),
+            *pad,
+            *(float(x) for x in active),
+            *pad,
+            len(stacks) / MAX_PLAYERS,
+        ]
+
+    def one(
+        self, ms: int, best: int, used: int, limit: int, is_first: bool, after: int,
+        lo: int, lo_count: int, hi: int, paid: int, tail: list[float],
+    ) -> np.ndarray:  # fmt: skip
+        """The observation of one player (``tail`` from :meth:`tail`): the same floats as :meth:`rows`."""
+        rank = best
+        has = lo >= 0
+        mid = [float(is_first), self._per7[after], float(has), self._rank[lo + 1], self._per7[lo_count],
+               self._rank[hi + 1], float(((rank > lo) - (rank < lo)) * has),
+               float(((rank > hi) - (rank < hi)) * has), paid / MAX_EARLIER_PAYMENTS]  # fmt: skip
+        head = [*self._head[ms], self._rank[best + 1]]
+        return np.array(head + self._rolls[used][limit] + mid + tail, np.float32)
+
+    def terminal(self, stacks: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """``float32[R, 33]`` after an episode: zeros but the seat blocks and the table size
+        (``stacks``/``active`` ``[R, n]``, relative to the player's seat)."""
+        stacks = np.asarray(stacks).reshape(-1, np.shape(stacks)[-1])
+        o = np.zeros((stacks.shape[0], OBS_SIZE), np.float32)
+        self._tail(o, stacks, np.asarray(active).reshape(stacks.shape), None)
+        return o
+
+
+encoder = per_ruleset(Encoder)
+
+
 def encode_batch(b: ViewBatch) -> np.ndarray:
-    """Observations ``float32[B, OBS_SIZE]`` for a batch of views (the single definition of the layout)."""
-    r = b.ruleset
-    top = max(r.table.num_ranks - 1, 1)
-    rank = b.hand_rank
-    has_lo = b.lowest_rank >= 0
-    o = np.zeros((len(b), OBS_SIZE), np.float32)
-    o[:, 0:3] = b.dice / 6.0  # 0-2: the three dice, sorted ascending, face / 6
-    o[:, 3] = rank / top  # 3: current hand's rank, 0 = worst hand, 1 = best (4-5-6 or 4-2-1)
-    o[:, 4] = b.rolls_used / r.max_rolls  # 4: rolls used this turn / max_rolls
-    o[:, 5] = b.roll_limit / r.max_rolls  # 5: rolls this player may use / max_rolls
-    o[:, 6] = (b.roll_limit - b.rolls_used) / r.max_rolls  # 6: rolls left / max_rolls
-    o[:, 7] = b.is_first  # 7: 1 if this player rolls first this round
-    o[:, 8] = b.players_after / (MAX_PLAYERS - 1)  # 8: players still to roll after this one / 7
-    o[:, 9] = has_lo  # 9: 1 if an earlier player has a hand this round
-    o[:, 10] = np.where(has_lo, b.lowest_rank / top, 0.0)  # 10: lowest earlier hand's rank (0 if none)
-    o[:, 11] = b.lowest_count / (MAX_PLAYERS - 1)  # 11: earlier players sharing the lowest hand / 7
-    o[:, 12] = np.where(has_lo, b.highest_rank / top, 0.0)  # 12: highest earlier hand's rank (0 if none)
-    o[:, 13] = np.where(has_lo, np.sign(rank - b.lowest_rank), 0)  # 13: current hand vs lowest: -1/0/+1
-    o[:, 14] = np.where(has_lo, np.sign(rank - b.highest_rank), 0)  # 14: current hand vs highest: -1/0/+1
-    o[:, 15] = b.earlier_payments / MAX_EARLIER_PAYMENTS  # 15: own-hand payments of earlier players / 28
-    o[:, 16:24] = b.stacks / r.starting_stack  # 16-23: chips/lives per seat / start, own seat first
-    o[:, 24:32] = b.active  # 24-31: 1 if that seat (own first, clockwise) is still in the game
-    o[:, 32] = b.num_players / MAX_PLAYERS  # 32: players at the table / 8
-    return o
+    """Observations ``float32[B, OBS_SIZE]`` for a batch of views."""
+    best = (
+        b.hand_rank
+        if b.turn_best_rank is None
+        else np.where(b.turn_best_rank < 0, b.hand_rank, b.turn_best_rank)
+    )
+    return encoder(b.ruleset).rows(
+        b.dice_index, best, b.rolls_used, b.roll_limit, b.is_first, b.players_after, b.lowest_rank,
+        b.lowest_count, b.highest_rank, b.earlier_payments, b.stacks, b.active, b.num_players,
+    )  # fmt: skip
 
 
 def encode(view: View) -> np.ndarray:
     """The observation ``float32[OBS_SIZE]`` of one view."""
-    return encode_batch(ViewBatch.from_views([view]))[0]
+    e = encoder(view.ruleset)
+    lo = view.lowest.rank if view.lowest is not None else -1
+    hi = view.highest.rank if view.highest is not None else -1
+    ms = MULTISET_INDEX[view.dice]
+    best = view.turn_best_rank if view.turn_best_rank >= 0 else int(e.rank_ms[ms])
+    return e.one(
+        ms, best, view.rolls_used, view.roll_limit, view.is_first, view.players_after, lo,
+        view.lowest_count, hi, view.earlier_payments, e.tail(list(view.stacks), list(view.active)),
+    )  # fmt: skip
 
 
 def decode(obs: np.ndarray, ruleset: Ruleset) -> dict[str, object]:
@@ -167,7 +290,7 @@ def decode(obs: np.ndarray, ruleset: Ruleset) -> dict[str, object]:
         "vs_lowest": round(o[13]),
         "vs_highest": round(o[14]),
         "earlier_payments": cnt(15, MAX_EARLIER_PAYMENTS),
-        "stacks": tuple(round(x * ruleset.starting_stack) for x in o[16 : 16 + n]),
+        "stacks": tuple(round(x * ruleset.stack_scale) for x in o[16 : 16 + n]),
         "active": tuple(bool(x > 0.5) for x in o[24 : 24 + n]),
         "num_players": n,
     }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +25,26 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "hand_ranking": ("zanzibar_456", "zanzibar_421"),
-    "stake": ("chips", "lives"),
+    "stake": ("chips", "lives", "penalty"),
     "tie_rule": ("rolloff", "all"),
-    "payment": ("highest_hand", "own_hand", "one_life"),
+    "payment": ("highest_hand", "own_hand", "one_life", "lives_by_highest_hand"),
     "instant_zanzibar": ("off", "no_loss", "worst_so_far_loses"),
+    "final_hand": ("last", "best"),
 }
 _INT_RANGES: dict[str, tuple[int, int]] = {
-    "starting_stack": (1, 10_000),
     "max_rolls": (1, 6),
     "one_points": (0, 1000),
     "six_points": (0, 1000),
     "lives_lost": (1, 100),
 }
 _CHIP_CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
+#: Keys of ``lives_table``: the categories of the 4-2-1 ranking (seed 001's life table), best first.
+LIVES_CATEGORIES = ("zanzibar", "three_of_a_kind", "pair", "sum")
+#: The one non-integer ``lives_table`` value: a three of a kind of n costs n lives (RULES.md §6).
+FACE = "face"
+_LIVES_PAYMENTS = ("one_life", "lives_by_highest_hand")
+_DEFAULT_LIVES_TABLE: dict[str, int | str] = {"zanzibar": 1, "three_of_a_kind": 1, "pair": 1, "sum": 1}
+_MAX_NUM_ROUNDS = 1000
 
 
 @dataclass(frozen=True)
@@ -48,18 +56,23 @@ class Ruleset:
     hand_ranking: str = "zanzibar_456"  # which table ranks hands (4-5-6 on top, or 4-2-1 on top)
     one_points: int = 100  # points a 1 counts in a points hand (4-5-6 ranking only)
     six_points: int = 60  # points a 6 counts in a points hand (4-5-6 ranking only)
-    stake: str = "chips"  # "chips": first to 0 wins; "lives": at 0 you are out, last standing wins
-    starting_stack: int = 20  # chips or lives each player starts with
+    stake: str = "chips"  # "chips": first to 0 wins; "lives": last standing wins; "penalty": fewest points
+    starting_stack: int = 20  # chips or lives each player starts with (0 penalty points in "penalty")
     max_rolls: int = 3  # rolls allowed to the first roller (and to everyone if the limit is not set)
     holds_allowed: bool = True  # may dice be kept between rolls
     first_roller_sets_limit: bool = True  # the first roller's number of rolls caps everyone else's
     tie_rule: str = "rolloff"  # tie for lowest: "rolloff" (tied players re-throw) or "all" (all lose)
-    payment: str = "highest_hand"  # "highest_hand", "own_hand" (alt chips), "one_life" (lives)
+    payment: str = "highest_hand"  # "highest_hand", "own_hand" (chips); "one_life", "lives_by_highest_hand"
     payments: dict[str, int] = field(
         default_factory=lambda: {"points": 1, "one_two_three": 2, "three_of_a_kind": 3, "zanzibar": 4}
     )  # chips per category of the paying hand (chip rulesets)
-    lives_lost: int = 1  # lives the round's loser loses (lives rulesets)
+    lives_lost: int = 1  # lives (penalty points) the round's loser loses under payment "one_life"
+    lives_table: dict[str, int | str] = field(
+        default_factory=lambda: dict(_DEFAULT_LIVES_TABLE)
+    )  # lives lost by category of the round's highest hand (payment "lives_by_highest_hand")
     instant_zanzibar: str = "off"  # what a top hand does at once: "off", "no_loss", "worst_so_far_loses"
+    final_hand: str = "last"  # a turn's hand: "last" throw, or "best" throw of the turn
+    num_rounds: int | None = None  # "penalty" stake: the game's fixed number of rounds (else None)
     max_rounds: int | None = None  # truncate the game after this many rounds (None = no cap)
 
     def __post_init__(self) -> None:
@@ -75,10 +88,40 @@ class Ruleset:
         return self.table.score(dice)
 
     def payment_of(self, category: str) -> int:
-        """Chips (or lives) a hand of ``category`` is worth as a payment."""
-        if self.stake == "lives":
+        """Chips a hand of ``category`` is worth as a payment (``lives_lost`` in lives/penalty rulesets)."""
+        if self.stake != "chips":
             return self.lives_lost
         return self.payments.get(category, 1)
+
+    @cached_property
+    def lives_by_rank(self) -> tuple[int, ...]:
+        """Lives (penalty points) each loser loses, indexed by the rank of the round's highest hand.
+
+        ``lives_lost`` at every rank under ``payment: one_life``; ``lives_table`` by the top hand's
+        category under ``lives_by_highest_hand`` (a three of a kind of n costs n where the table says
+        ``face``). Chip rulesets raise ``ValueError`` (they pay chips, see :meth:`payment_of`).
+        """
+        if self.stake == "chips":
+            raise ValueError(f"ruleset {self.name!r} pays chips, not lives")
+        out = [self.lives_lost] * self.table.num_ranks
+        if self.payment == "lives_by_highest_hand":
+            for hand in self.table.hands:
+                value = self.lives_table[hand.category]
+                out[hand.rank] = hand.dice[0] if value == FACE else int(value)
+        return tuple(out)
+
+    def lives_lost_for(self, top: Any) -> int:
+        """Lives (penalty points) each loser loses when the round's highest hand is ``top`` (a ``Hand``)."""
+        return self.lives_by_rank[top.rank]
+
+    @property
+    def stack_scale(self) -> int:
+        """What the observation divides stacks by: ``starting_stack`` for chips and lives; for ``penalty``
+        the most points one player can take in the game (``num_rounds`` times the most per round)."""
+        if self.stake != "penalty":
+            return self.starting_stack
+        assert self.num_rounds is not None
+        return self.num_rounds * max(1, *self.lives_by_rank)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> Ruleset:
@@ -120,36 +163,97 @@ def _validate(r: Ruleset) -> None:
         if value not in allowed:
             raise ValueError(f"option {key!r} must be one of {list(allowed)}, got {value!r}")
     for key, (lo, hi) in _INT_RANGES.items():
-        value = getattr(r, key)
-        _check_type(key, value, int, f"an integer in {lo}..{hi}")
-        if not lo <= value <= hi:
-            raise ValueError(f"option {key!r} must be an integer in {lo}..{hi}, got {value!r}")
+        _check_int(key, getattr(r, key), lo, hi)
     for key in ("holds_allowed", "first_roller_sets_limit"):
         _check_type(key, getattr(r, key), bool, "true or false")
-    if r.max_rounds is not None:
-        _check_type("max_rounds", r.max_rounds, int, "null or a positive integer")
-        if r.max_rounds < 1:
-            raise ValueError(f"option 'max_rounds' must be null or a positive integer, got {r.max_rounds!r}")
+    for key, hi in (("max_rounds", 0), ("num_rounds", _MAX_NUM_ROUNDS)):
+        value = getattr(r, key)
+        if value is not None:
+            what = "null or a positive integer" + (f" up to {hi}" if hi else "")
+            _check_type(key, value, int, what)
+            if value < 1 or (hi and value > hi):
+                raise ValueError(f"option {key!r} must be {what}, got {value!r}")
+    _validate_stake(r)
+    _validate_payments(r)
+    _validate_lives_table(r)
+
+
+def _check_int(key: str, value: Any, lo: int, hi: int) -> None:
+    _check_type(key, value, int, f"an integer in {lo}..{hi}")
+    if not lo <= value <= hi:
+        raise ValueError(f"option {key!r} must be an integer in {lo}..{hi}, got {value!r}")
+
+
+def _validate_payments(r: Ruleset) -> None:
     _check_type("payments", r.payments, dict, f"a mapping with keys {list(_CHIP_CATEGORIES)}")
     if set(r.payments) != set(_CHIP_CATEGORIES):
         raise ValueError(
             f"option 'payments' must have exactly the keys {list(_CHIP_CATEGORIES)}, got {sorted(r.payments)}"
         )
     for cat, n in r.payments.items():
-        _check_type(f"payments.{cat}", n, int, "an integer in 0..10")
-        if not 0 <= n <= 10:
-            raise ValueError(f"option 'payments.{cat}' must be an integer in 0..10, got {n!r}")
-    if (r.stake == "lives") != (r.payment == "one_life"):
-        raise ValueError("option 'payment' must be 'one_life' exactly when 'stake' is 'lives'")
+        _check_int(f"payments.{cat}", n, 0, 10)
     if r.payment == "own_hand" and r.instant_zanzibar == "worst_so_far_loses":
         # the seats after the Zanzibar never rolled, so they have no hand to pay by (RULES.md)
         raise ValueError(
             "option 'instant_zanzibar' cannot be 'worst_so_far_loses' with payment 'own_hand': "
             "players who never rolled have no hand to pay by; use 'off' or 'no_loss'"
         )
-    if r.payment == "highest_hand" or r.payment == "own_hand":
-        if r.hand_ranking != "zanzibar_456":
-            raise ValueError("chip payments by category need hand_ranking 'zanzibar_456'")
+    if r.payment in ("highest_hand", "own_hand") and r.hand_ranking != "zanzibar_456":
+        raise ValueError("chip payments by category need hand_ranking 'zanzibar_456'")
+
+
+def _validate_lives_table(r: Ruleset) -> None:
+    """``lives_table``: keys exactly the 4-2-1 categories, values 0..10 (``face`` for three of a kind)."""
+    what = f"a mapping with keys {list(LIVES_CATEGORIES)}"
+    _check_type("lives_table", r.lives_table, dict, what)
+    if set(r.lives_table) != set(LIVES_CATEGORIES):
+        raise ValueError(f"option 'lives_table' must be {what}, got keys {sorted(r.lives_table)}")
+    for cat, n in r.lives_table.items():
+        if cat == "three_of_a_kind" and n == FACE:
+            continue
+        allowed = "an integer in 0..10" + (" or 'face'" if cat == "three_of_a_kind" else "")
+        _check_type(f"lives_table.{cat}", n, int, allowed)
+        if not 0 <= n <= 10:  # type: ignore[operator]
+            raise ValueError(f"option 'lives_table.{cat}' must be {allowed}, got {n!r}")
+    if r.payment == "lives_by_highest_hand":
+        if r.hand_ranking != "zanzibar_421":
+            raise ValueError("payment 'lives_by_highest_hand' needs hand_ranking 'zanzibar_421'")
+        if r.lives_lost != 1:
+            raise ValueError("option 'lives_lost' is unused with 'lives_by_highest_hand' (leave it 1)")
+        if not any(r.lives_table.values()):  # "face" counts as non-zero
+            raise ValueError("option 'lives_table' must cost a life somewhere (all entries are 0)")
+    elif r.lives_table != _DEFAULT_LIVES_TABLE:
+        raise ValueError("option 'lives_table' is only used with payment 'lives_by_highest_hand'")
+
+
+def _validate_stake(r: Ruleset) -> None:
+    """Cross-checks of ``stake`` with ``payment``, ``starting_stack``, ``num_rounds`` and ``max_rounds``."""
+    if (r.stake == "chips") == (r.payment in _LIVES_PAYMENTS):
+        raise ValueError(
+            "option 'payment' must be one of ['one_life', 'lives_by_highest_hand'] exactly when 'stake' is "
+            f"'lives' or 'penalty', else 'highest_hand' or 'own_hand'; got stake {r.stake!r}, "
+            f"payment {r.payment!r}"
+        )
+    if r.stake != "penalty":
+        _check_int("starting_stack", r.starting_stack, 1, 10_000)
+        if r.num_rounds is not None:
+            raise ValueError("option 'num_rounds' is only for stake 'penalty' (use 'max_rounds' to truncate)")
+        return
+    _check_type("starting_stack", r.starting_stack, int, "0 with stake 'penalty'")
+    if r.starting_stack != 0:
+        raise ValueError(
+            "option 'starting_stack' must be 0 with stake 'penalty' (points count up from 0), "
+            f"got {r.starting_stack!r}"
+        )
+    if r.num_rounds is None:
+        raise ValueError(
+            f"stake 'penalty' needs option 'num_rounds' (1..{_MAX_NUM_ROUNDS}), the game's length"
+        )
+    if r.max_rounds is not None and r.max_rounds >= r.num_rounds:
+        raise ValueError(
+            f"option 'max_rounds' must be null or below num_rounds={r.num_rounds} with stake 'penalty' "
+            f"(the game ends after num_rounds anyway), got {r.max_rounds!r}"
+        )
 
 
 def available_rulesets() -> list[str]:

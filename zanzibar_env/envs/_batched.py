@@ -1,8 +1,9 @@
 """The batched game core of the vector env: Zanzibar for ``N`` tables as ``[N, ...]`` numpy arrays.
 
 Pure numpy (no gymnasium): dice are throw indices ``0..215`` taken from a pool filled by one
-``rng.integers`` call at a time, and a roll is one table lookup ``TRANSITION[multiset, hold, throw]``;
-hands are ranked with the ruleset's ``HandTable``. :class:`BatchedGame` is mixed into
+``rng.integers`` call at a time. Every rule comes from the kernel (:mod:`zanzibar_env.core.kernel`,
+:mod:`zanzibar_env.core.settlement`), called with ``[rows]`` arrays where the scalar engine passes
+ints: this module only keeps the state arrays, draws dice and routes rows. :class:`BatchedGame` is mixed into
 :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which sets the attributes it reads.
 """
 
@@ -11,40 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import kernel as K
+from ..core import settlement as S
 from ..core.dice import DiceSource
-from ..core.engine import NUM_ACTIONS, STOP
-from ..core.hands import MULTISET_INDEX, MULTISETS, THROWS
-from ..core.observation import MAX_EARLIER_PAYMENTS
-from ..core.rules import MAX_PLAYERS, Ruleset
+from ..core.hands import MULTISETS
+from ..core.kernel import STOP, throw_index
+from ..core.observation import encoder
+from ..core.rules import Ruleset
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
-
-
-def _transition_table() -> np.ndarray:
-    """``T[(m * 8 + hold) * 216 + t]``: the multiset after holding ``hold`` of ``m`` and throwing ``t``.
-
-    The unheld dice take the throw's digits in order (first unheld die <- first digit), so a scripted
-    source's faces land exactly as in the engine (``sorted(kept + new)``).
-    """
-    out = np.zeros((56, NUM_ACTIONS, 216), np.int64)
-    for m, dice in enumerate(MULTISETS):
-        for hold in range(NUM_ACTIONS):
-            kept = [d for i, d in enumerate(dice) if hold >> i & 1]
-            for t, throw in enumerate(THROWS):
-                new = list(throw[: 3 - len(kept)])
-                out[m, hold, t] = MULTISET_INDEX[tuple(sorted(kept + new))]  # type: ignore[index]
-    return out.reshape(-1)
-
-
-_TRANSITION = _transition_table()
-_POPCOUNT = np.array([bin(a).count("1") for a in range(NUM_ACTIONS)], np.int64)
+_POPCOUNT = np.array([3 - k for k in K.REROLLED], np.int64)  # dice each hold mask keeps
 _BIG = 1 << 30
-
-
-def _throw_index(faces: list[int]) -> int:
-    """Throw index of up to three faces, missing digits as face 1 (0): ``36*(d1-1) + 6*(d2-1) + (d3-1)``."""
-    f = [*faces, 1, 1, 1][:3]
-    return 36 * (f[0] - 1) + 6 * (f[1] - 1) + (f[2] - 1)
 
 
 class BatchedGame:
@@ -71,24 +49,16 @@ class BatchedGame:
             t.category_of_multiset,
             t.rank_of_throw,
         )
-        self.PAY = np.array([r.payment_of(c) for c in t.categories], np.int64)
+        self.PAY = K.chips_of_category(r)
+        self.OWN_PAY = K.own_hand_payment(r)
+        self.INSTANT = K.ends_turn_at_once(r)
+        self.LIVES = K.lives_lost_by_rank(r)
         self.instant = r.instant_zanzibar != "off"
         self.lives = r.stake == "lives"
-        legal = np.ones(NUM_ACTIONS, bool) if r.holds_allowed else np.isin(np.arange(NUM_ACTIONS), [0, STOP])
-        self._legal = legal
+        self._legal = K.legal_mask(r.holds_allowed)
         self.seats = np.arange(self.n)
         self._rot = (self.seats[:, None] + self.seats[None, :]) % self.n  # _rot[a] = seats from a, clockwise
-        self._obs_tables()
-
-    def _obs_tables(self) -> None:
-        """Observation pieces as float32 tables, each entry the float64 expression of ``encode_batch``."""
-        t, mr = self.rules.table, self.rules.max_rolls
-        top = max(t.num_ranks - 1, 1)
-        self._T_MS = np.column_stack([_MS_DICE / 6.0, t.rank_of_multiset / top]).astype(np.float32)  # 0-3
-        u, lim = np.meshgrid(np.arange(mr + 1), np.arange(mr + 1), indexing="ij")
-        self._T_ROLL = np.stack([u / mr, lim / mr, (lim - u) / mr], -1).astype(np.float32)  # 4-6: [used, lim]
-        self._T_7 = (np.arange(MAX_PLAYERS) / (MAX_PLAYERS - 1)).astype(np.float32)  # 8, 11: count / 7
-        self._T_RANK = np.concatenate([[0.0], np.arange(t.num_ranks) / top]).astype(np.float32)  # [rank + 1]
+        self._enc = encoder(r)
 
     def _alloc(self) -> None:
         N, n = self.num_envs, self.n
@@ -99,6 +69,8 @@ class BatchedGame:
         self.seat, self.start, self.cur, self.pos, self.norder = z(), z(), z(), z(), z()
         self.limit, self.rolls, self.ms, self.rounds = z(), z(), z(), z()
         self.lo_rank, self.lo_count, self.hi_rank, self.hi_seat, self.epay = z(), z(), z(), z(), z()
+        self.lo_seat = z()
+        self.best_rank, self.best_ms = z(), z()  # the hand the turn scores if it stops now
         self.inst = np.zeros(N, bool)  # the round ended on an instant Zanzibar
         self.term, self.trunc, self.passing = np.zeros(N, bool), np.zeros(N, bool), np.zeros(N, bool)
         self.acc = np.zeros(N, np.float64)  # reward of the step being played
@@ -128,34 +100,37 @@ class BatchedGame:
             return self._take(r.size)
         counts = 3 - _POPCOUNT[held]
         src = self._sources
-        return np.array([_throw_index(src[i].roll(int(k))) for i, k in zip(r, counts, strict=True)], np.int64)
+        return np.array([throw_index(src[i].roll(int(k))) for i, k in zip(r, counts, strict=True)], np.int64)
 
-    def _rolloff_throws(self, r: np.ndarray, tied: np.ndarray) -> np.ndarray:
-        """Throw indices ``[R, n]`` for the tied seats, drawn seat by seat in play order."""
+    def _rolloff_throws(self, r: np.ndarray, tied: list[np.ndarray], multi: np.ndarray) -> list[np.ndarray]:
+        """Roll-off throw ranks per play position (``[R]`` each) for the tied seats of rows ``multi``."""
+        n = self.n
         if self._sources is None:
-            return self._take(r.size * self.n).reshape(r.size, self.n)
-        out = np.zeros((r.size, self.n), np.int64)
-        for j, i in enumerate(r):
-            for k in range(self.n):
-                s = (self.start[i] + k) % self.n
-                if tied[j, s]:
-                    out[j, s] = _throw_index(self._sources[i].roll(3))
-        return out
+            return list(self.RANK_THROW[self._take(r.size * n).reshape(n, r.size)])
+        out = np.zeros((n, r.size), np.int64)
+        for j in np.flatnonzero(multi):
+            for k in range(n):
+                if tied[k][j]:
+                    out[k, j] = self.RANK_THROW[throw_index(self._sources[r[j]].roll(3))]
+        return list(out)
 
     # ---- turns ----------------------------------------------------------------------------------
     def _roll(self, r: np.ndarray, held: np.ndarray) -> np.ndarray:
         """Re-throw the unheld dice of rows ``r``; returns where the turn is over (limit or instant)."""
-        ms = _TRANSITION[(self.ms[r] * NUM_ACTIONS + held) * 216 + self._throws(r, held)]
+        ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
+        self.best_rank[r], self.best_ms[r] = K.best_after_roll(
+            self.best_rank[r], self.best_ms[r], self.RANK_MS[ms], ms, self.rules
+        )
         rolls = self.rolls[r] + 1
         self.rolls[r] = rolls
-        over = rolls >= np.where(self.pos[r] == 0, self.rules.max_rolls, self.limit[r])
-        if self.instant:
-            over |= self.CAT_MS[ms] == 0
-        return over
+        return K.turn_over(
+            rolls, K.turn_limit(self.pos[r] == 0, self.limit[r], self.rules.max_rolls), self.INSTANT[ms]
+        )
 
     def _start_turn(self, r: np.ndarray) -> np.ndarray:
         self.rolls[r] = 0
+        self.best_rank[r] = -1
         return self._roll(r, np.zeros(r.size, np.int64))
 
     def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
@@ -168,28 +143,21 @@ class BatchedGame:
 
     def _end_turn(self, t: np.ndarray) -> np.ndarray:
         """Record the current player's hand; returns where the round is over."""
-        c, ms = self.cur[t], self.ms[t]
-        rk, ct = self.RANK_MS[ms], self.CAT_MS[ms]
-        self.hrank[t, c], self.hcat[t, c] = rk, ct
-        lo = self.lo_rank[t]
-        new_lo = (lo < 0) | (rk < lo)
-        self.lo_rank[t] = np.where(new_lo, rk, lo)
-        self.lo_count[t] = np.where(new_lo, 1, self.lo_count[t] + (rk == lo))
-        new_hi = rk > self.hi_rank[t]
-        self.hi_rank[t] = np.where(new_hi, rk, self.hi_rank[t])
-        self.hi_seat[t] = np.where(new_hi, c, self.hi_seat[t])
-        if self.rules.payment == "own_hand":
-            self.epay[t] += self.PAY[ct]
+        c, ms = self.cur[t], self.best_ms[t]
+        rk = self.RANK_MS[ms]
+        self.hrank[t, c], self.hcat[t, c] = rk, self.CAT_MS[ms]
+        (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
+            K.public_after_turn(
+                self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
+            )
+        )
+        self.epay[t] += self.OWN_PAY[ms]
         p = self.pos[t]
-        if self.rules.first_roller_sets_limit:
-            self.limit[t] = np.where(p == 0, self.rolls[t], self.limit[t])
+        self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
         self.pos[t] = p + 1
-        over = p + 1 >= self.norder[t]
-        if self.instant:
-            inst = ct == 0
-            self.inst[t] = inst
-            over |= inst
-        return over
+        inst = self.INSTANT[self.ms[t]]
+        self.inst[t] = inst
+        return K.round_over(p + 1, self.norder[t], inst)
 
     def _next_active(self, r: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The first seat clockwise after ``after`` that is still in the game (itself if none other)."""
@@ -204,6 +172,7 @@ class BatchedGame:
         self.limit[r] = self.rules.max_rolls
         self.hrank[r] = -1
         self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.hi_seat[r], self.epay[r] = -1, 0, -1, -1, 0
+        self.lo_seat[r] = -1
         self.inst[r] = False
 
     def _resolve(self, t: np.ndarray) -> None:
@@ -249,128 +218,63 @@ class BatchedGame:
         self.acc[s] += np.where(fresh, 0.0, x)
         self.pend[s] += np.where(fresh, x, 0.0)
 
-    # ---- settlement -----------------------------------------------------------------------------
-    def _losers(self, s: np.ndarray) -> np.ndarray:
-        """bool ``[S, n]``: who loses each settling round (roll-offs resolved)."""
-        hr = self.hrank[s]
-        played = hr >= 0
-        tied = played & (hr == self.lo_rank[s][:, None])
-        if self.instant:
-            inst = self.inst[s]
-            if self.rules.instant_zanzibar == "no_loss":
-                tied[inst] = False
-            else:  # worst_so_far_loses: the worst hand among the others
-                others = played & (self.seats[None, :] != self.cur[s][:, None])
-                worst = np.where(others, hr, _BIG).min(1, keepdims=True)
-                tied[inst] = (others & (hr == worst))[inst]
-        if self.rules.tie_rule == "rolloff":
-            multi = tied.sum(1) > 1
-            if multi.any():
-                tied[multi] = self._rolloff(s[multi], tied[multi])
-        return tied
-
-    def _rolloff(self, r: np.ndarray, tied: np.ndarray) -> np.ndarray:
-        """Tied seats throw all three dice again, repeated while still tied for lowest."""
-        while True:
-            multi = tied.sum(1) > 1
-            if not multi.any():
-                return tied
-            idx = np.flatnonzero(multi)
-            sub = tied[idx]
-            rk = np.where(sub, self.RANK_THROW[self._rolloff_throws(r[idx], sub)], _BIG)
-            tied[idx] = sub & (rk == rk.min(1, keepdims=True))
-
-    def _pay(self, s: np.ndarray, losers: np.ndarray, st: np.ndarray) -> np.ndarray:
-        """Stacks after payment: lives lost, or chips paid by every non-loser to each loser in play order."""
-        if self.lives:
-            return np.where(losers, np.maximum(st - self.rules.lives_lost, 0), st)
-        if self.rules.payment == "highest_hand":
-            amt = self.PAY[self.hcat[s, self.hi_seat[s]]][:, None] + np.zeros_like(st)
-        else:
-            amt = self.PAY[self.hcat[s]]
-        payer = ~losers
-        nl = losers.sum(1, keepdims=True)
-        if (nl <= 1).all():  # one loser (or none): each payer pays what it can
-            paid = np.where(payer & (nl == 1), np.minimum(st, amt), 0)
-            return st - paid + losers * paid.sum(1, keepdims=True)
-        rel = (self.seats[None, :] - self.start[s][:, None]) % self.n
-        k = (losers[:, None, :] & (rel[:, None, :] < rel[:, :, None])).sum(2)  # losers before each loser
-        each = np.clip(
-            st[:, None, :] - k[:, :, None] * amt[:, None, :], 0, amt[:, None, :]
-        )  # [S, loser, payer]
-        recv = np.where(payer[:, None, :], each, 0).sum(2)
-        paid = np.where(payer, np.minimum(st, losers.sum(1, keepdims=True) * amt), 0)
-        return st - paid + np.where(losers, recv, 0)
-
+    # ---- settlement (kernel: settlement.py, one column per play position) --------------------------
     def _settle(self, s: np.ndarray) -> np.ndarray:
         """Settle the rounds of rows ``s``; pay rewards, flag episode ends; returns rows that play on."""
-        losers = self._losers(s)
-        st = self.stacks[s]
-        new = self._pay(s, losers, st)
-        self.stacks[s] = new
+        rules, n = self.rules, self.n
+        at = (self.start[s][:, None] + self.seats[None, :]) % n  # [S, position] -> seat
+        rows = s[:, None]
+        hr = list(self.hrank[rows, at].T)
+        tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
+        losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
+        before = list(self.stacks[rows, at].T)
+        amounts = None
+        if rules.stake == "chips":
+            hi_cat = self.hcat[s, self.hi_seat[s]]
+            amounts = S.chip_amounts(rules, self.PAY, list(self.hcat[rows, at].T), hi_cat)
+        after = S.stacks_after(rules, before, losers, amounts, self.LIVES[self.hi_rank[s]])
+        new = np.stack(after, 1)
+        self.stacks[rows, at] = new
         self.rounds[s] += 1
-        seat = self.seat[s]
-        rows = np.arange(s.size)
-        if self.reward_kind == "chips":
-            tr = new[rows, seat] - st[rows, seat]
-            self._reward(s, tr if self.lives else -tr)
-        if self.episode == "round":
-            if self.reward_kind == "win":
-                active = st > 0 if self.lives else np.ones_like(losers)
-                others = (active & ~losers).sum(1)
-                win = np.where(losers[rows, seat], -1.0, 1.0 / np.maximum(others, 1))
-                self._reward(s, np.where(losers.any(1), win, 0.0))
-            self.term[s] = True
-            return s[:0]
-        return self._game_end(s, new, st)
+        won, over = S.game_winners(rules, before, after, [r >= 0 for r in hr], self.rounds[s])
+        return self._game_end(
+            s, (self.seat[s] - self.start[s]) % n, new, np.stack(before, 1), won, over, losers
+        )
 
-    def _game_end(self, s: np.ndarray, new: np.ndarray, st: np.ndarray) -> np.ndarray:
-        rows, seat = np.arange(s.size), self.seat[s]
-        if self.lives:
-            alive = new > 0
-            na = alive.sum(1)
-            played = self.hrank[s] >= 0
-            best = np.where(played, st, -1).max(1, keepdims=True)
-            winners = np.where((na == 0)[:, None], played & (st == best), alive)
-            over = na <= 1
-            out = ~over & ~alive[rows, seat]  # the learner is out while others play on
-        else:
-            winners = new == 0
-            over = winners.any(1)
-            out = np.zeros(s.size, bool)
-        if self.reward_kind == "win":
-            k = np.maximum(winners.sum(1), 1)
-            self._reward(
-                s, np.where(over, np.where(winners[rows, seat], 1.0 / k, -1.0), np.where(out, -1.0, 0.0))
-            )
-        term = over | out
+    def _game_end(
+        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
+        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray],
+    ) -> np.ndarray:  # fmt: skip
+        """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
+        ``settlement.episode_step``); ``new``/``st`` are stacks ``[S, position]`` after/before the round."""
+        rows = np.arange(s.size)
+        win_game, result, k = 0.0, 0.0, 0
+        if self.reward_kind == "win" and self.episode == "round":
+            lost = np.stack(losers, 1)
+            active = st > 0 if self.lives else np.ones_like(lost)
+            result = S.round_win_reward(lost.any(1), lost[rows, me], (active & ~lost).sum(1))
+        elif self.reward_kind == "win":
+            won_arr = np.stack(won, 1)
+            win_game, k = won_arr[rows, me], won_arr.sum(1)
+        mine = new[rows, me]
+        reward, term = S.episode_step(
+            self.rules, self.episode, self.reward_kind, mine - st[rows, me],
+            won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
+        )  # fmt: skip
+        self._reward(s, reward)
+        term = np.broadcast_to(term, s.shape)
         self.term[s] = term
-        if self.max_rounds is not None:
+        if self.max_rounds is not None and self.episode == "game":
             self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)
         return s[~(term | self.trunc[s])]
 
     def encode_rows(self, r: np.ndarray) -> np.ndarray:
-        """``encode_batch(view_batch(r))`` from lookup tables (identical floats; tests/test_vector.py)."""
-        o = np.empty((r.size, 33), np.float32)
-        ms, pos, n = self.ms[r], self.pos[r], self.n
-        lo, hi = self.lo_rank[r], self.hi_rank[r]
-        o[:, 0:4] = self._T_MS[ms]  # dice / 6, hand rank / best
-        o[:, 4:7] = self._T_ROLL[self.rolls[r], np.where(pos == 0, self.rules.max_rolls, self.limit[r])]
-        o[:, 7] = pos == 0
-        o[:, 8] = self._T_7[self.norder[r] - pos - 1]
-        has = lo >= 0
-        o[:, 9] = has
-        o[:, 10] = self._T_RANK[lo + 1]  # lo = -1 (none) -> 0
-        o[:, 11] = self._T_7[self.lo_count[r]]
-        o[:, 12] = self._T_RANK[hi + 1]  # hi = -1 exactly when lo = -1
-        rank = self.RANK_MS[ms]
-        o[:, 13] = np.sign(rank - lo) * has
-        o[:, 14] = np.sign(rank - hi) * has
-        o[:, 15] = self.epay[r] / MAX_EARLIER_PAYMENTS
+        """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
+        pos = self.pos[r]
         st = self.stacks[r[:, None], self._rot[self.cur[r]]]
-        o[:, 16 : 16 + n] = st / self.rules.starting_stack
-        o[:, 24 : 24 + n] = st > 0 if self.lives else 1
-        o[:, 16 + n : 24] = 0
-        o[:, 24 + n : 32] = 0
-        o[:, 32] = n / MAX_PLAYERS
-        return o
+        return self._enc.rows(
+            self.ms[r], self.best_rank[r], self.rolls[r],
+            K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,
+            self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.epay[r],
+            st, st > 0 if self.lives else np.ones_like(st),
+        )  # fmt: skip

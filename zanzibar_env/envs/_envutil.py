@@ -116,32 +116,3 @@ def check_common(
     check_choice("reward", reward, REWARDS)
     check_choice("episode", episode, EPISODES)
     return rules, n, fixed
-
-
-def win_reward(winners: Sequence[int] | np.ndarray, seat: int) -> float:
-    """``"win"`` reward at game end: ``+1/k`` if the seat is one of ``k`` winners, else ``-1``; 0 if none."""
-    k = len(winners)
-    if k == 0:
-        return 0.0
-    return 1.0 / k if seat in list(winners) else -1.0
-
-
-def round_win_reward(losers: Sequence[int], active: Sequence[bool], seat: int) -> float:
-    """Round env ``"win"`` reward: ``-1`` for a loser, the non-losers share ``+1``; 0 if none lost."""
-    if not losers:
-        return 0.0
-    if seat in losers:
-        return -1.0
-    others = sum(1 for s, a in enumerate(active) if a and s not in losers)
-    return 1.0 / others
-
-
-def terminal_obs(
-    stacks_rel: Sequence[int], active_rel: Sequence[bool], n: int, ruleset: Ruleset
-) -> np.ndarray:
-    """The observation after the episode ends: zeros but the seat blocks (16-31) and the table size (32)."""
-    o = np.zeros(OBS_SIZE, np.float32)
-    o[16 : 16 + n] = np.asarray(stacks_rel, np.float64) / ruleset.starting_stack
-    o[24 : 24 + n] = np.asarray(active_rel, np.float64)
-    o[32] = n / MAX_PLAYERS
-    return o

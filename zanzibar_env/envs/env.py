@@ -31,62 +31,49 @@ from gymnasium import spaces
 
 from . import _envutil as U
 from ..core.dice import DiceSource, RandomDice, as_dice_source
-from ..core.engine import NUM_ACTIONS, STOP, RoundState
+from ..core.engine import NUM_ACTIONS, RoundState
 from ..core.game import GameState
-from ..core.observation import MAX_EARLIER_PAYMENTS
+from ..core import settlement as S
+from ..core.kernel import check_action, legal_mask
+from ..core.observation import encoder
 from ..core.records import RoundRecord
-from ..core.rules import MAX_PLAYERS, Ruleset
+from ..core.rules import Ruleset
 
 
 class RoundEncoder:
     """``observation.encode(rs.view())`` for the acting player, without building the view.
 
-    The same float32 vector as :func:`~zanzibar_env.core.observation.encode` (each entry is the same
-    float64 expression rounded once; tests/test_env.py checks equality on thousands of views), from
-    cached pieces: dice and rank per multiset, roll counts per (used, limit), and the seat blocks once
-    per round (stacks only change when a round is settled).
+    Reads the round's public properties and gathers the kernel encoder's tables
+    (:class:`~zanzibar_env.core.observation.Encoder`); the seat blocks are built once per round and
+    seat (stacks change only when a round is settled).
     """
 
     def __init__(self, r: Ruleset) -> None:
-        t = r.table
-        top, mr = max(t.num_ranks - 1, 1), r.max_rolls
-        self.top = top
-        self.rank = {h.dice: h.rank for h in t.hands}
-        self.head = {h.dice: [*(d / 6.0 for d in h.dice), h.rank / top] for h in t.hands}
-        rng = range(mr + 1)
-        self.rolls = {(u, lim): [u / mr, lim / mr, (lim - u) / mr] for u in rng for lim in rng}
-        self.ruleset = r
+        self.enc = encoder(r)
         self._tail_round: RoundState | None = None  # held, so its id cannot be reused
         self._tail_seat = -1
         self._tail: list[float] = []
 
     def tail(self, rs: RoundState, seat: int) -> list[float]:
         if rs is not self._tail_round or seat != self._tail_seat:
-            st, act, n = rs.stacks, rs.active, rs.num_players
-            stacks, active = st[seat:] + st[:seat], act[seat:] + act[:seat]
-            pad = [0.0] * (MAX_PLAYERS - n)
-            start = self.ruleset.starting_stack
-            self._tail = [*(x / start for x in stacks), *pad, *(float(x) for x in active), *pad]
-            self._tail.append(n / MAX_PLAYERS)
+            self._tail = self.enc.tail(*relative(rs.stacks, rs.active, seat, self.enc.ruleset))
             self._tail_round, self._tail_seat = rs, seat
         return self._tail
 
     def __call__(self, rs: RoundState) -> np.ndarray:
         seat = rs.current_seat
         assert seat is not None
-        dice, pos, top = rs.dice, rs.pos, self.top
-        rank = self.rank[dice]
-        if rs.lowest:
-            lo, hi = rs.hands[rs.lowest[0]].rank, rs.hands[rs.highest].rank  # type: ignore[index]
-            mid = [float(pos == 0), (len(rs.order) - pos - 1) / (MAX_PLAYERS - 1), 1.0, lo / top,
-                   len(rs.lowest) / (MAX_PLAYERS - 1), hi / top, float((rank > lo) - (rank < lo)),
-                   float((rank > hi) - (rank < hi)), rs.earlier_payments / MAX_EARLIER_PAYMENTS]  # fmt: skip
-        else:
-            after = (len(rs.order) - pos - 1) / (MAX_PLAYERS - 1)
-            paid = rs.earlier_payments / MAX_EARLIER_PAYMENTS
-            mid = [float(pos == 0), after, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, paid]
-        roll = self.rolls[rs.rolls_used, rs.turn_limit]
-        return np.array(self.head[dice] + roll + mid + self.tail(rs, seat), np.float32)
+        return self.enc.one(
+            rs.dice_index, rs.turn_best_rank, rs.rolls_used, rs.turn_limit, rs.position == 0,
+            rs.players_after, rs.lowest_rank, rs.lowest_count, rs.highest_rank, rs.earlier_payments,
+            self.tail(rs, seat),
+        )  # fmt: skip
+
+
+def relative(stacks: Any, active: Any, seat: int, rules: Ruleset) -> tuple[list[int], list[bool]]:
+    """Stacks and active flags from ``seat``'s point of view (own seat first, clockwise)."""
+    st, act = list(stacks), list(active)
+    return st[seat:] + st[:seat], act[seat:] + act[:seat]
 
 
 class ZanzibarEnv(gym.Env[np.ndarray, int]):
@@ -111,14 +98,14 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     | index | name | value |
     |---|---|---|
     | 0-2 | dice | the three dice, sorted ascending, face / 6 |
-    | 3 | hand_rank | current hand's rank / best rank (0 = worst hand) |
+    | 3 | hand_rank | rank / best rank (0 = worst) of the hand scored by stopping now (RULES.md §9) |
     | 4-6 | rolls_used, roll_limit, rolls_left | each / ruleset ``max_rolls`` |
     | 7 | is_first | 1 if the agent rolls first this round |
     | 8 | players_after | active players still to roll after the agent / 7 |
     | 9-12 | has_lowest, lowest_rank, lowest_count, highest_rank | earlier hands (rank / best, count / 7) |
-    | 13-14 | vs_lowest, vs_highest | current hand compared with them: -1, 0, +1 |
+    | 13-14 | vs_lowest, vs_highest | the index-3 hand compared with them: -1, 0, +1 |
     | 15 | earlier_payments | own-hand payments of earlier players / 28 (alt_chips) |
-    | 16-23 | stacks | chips or lives / starting stack, own seat first, clockwise, 0-padded |
+    | 16-23 | stacks | chips, lives or points / `Ruleset.stack_scale`, own seat first, clockwise, 0-padded |
     | 24-31 | active | 1 if that seat is still in the game |
     | 32 | num_players | players / 8 |
 
@@ -183,9 +170,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
-        legal = np.ones(NUM_ACTIONS, np.int8) if self.rules.holds_allowed else np.zeros(NUM_ACTIONS, np.int8)
-        legal[[0, STOP]] = 1
-        self._legal, self._all = legal, np.ones(NUM_ACTIONS, np.int8)
+        self._legal_bool = legal_mask(self.rules.holds_allowed)
+        self._legal, self._all = self._legal_bool.astype(np.int8), np.ones(NUM_ACTIONS, np.int8)
         self.game: GameState | None = None
         self._encode = RoundEncoder(self.rules)
         self.seat = 0
@@ -223,8 +209,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         if self._passing:
             self._passing = False
         else:
-            self._check_action(action)
-            self.game.act(int(action))
+            self.game.act(self._check_action(action))
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
@@ -254,22 +239,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return None
 
     # ---- internals ------------------------------------------------------------------------------
-    def _check_action(self, action: Any) -> None:
-        if type(action) is int and 0 <= action < NUM_ACTIONS and self._legal[action]:
-            return
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            if not (
-                isinstance(action, np.ndarray)
-                and action.shape == ()
-                and np.issubdtype(action.dtype, np.integer)
-            ):
-                raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
-        a = int(action)
-        if not 0 <= a < NUM_ACTIONS or not self._legal[a]:
-            raise ValueError(
-                f"illegal action {a}: legal hold masks are {np.flatnonzero(self._legal).tolist()} "
-                "(bit i keeps sorted die i; 7 stops)"
-            )
+    def _check_action(self, action: Any) -> int:
+        return check_action(action, self._legal_bool)
 
     def _advance(self) -> list[RoundRecord]:
         """Play the bots until the agent decides or the episode ends; returns the rounds that ended."""
@@ -285,7 +256,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             s = g.round.current_seat
             if s is None or s == seat:
                 return records
-            g.act(opps[(s - seat) % n - 1].act(g.round.view()))
+            action = opps[(s - seat) % n - 1].act(g.round.view())
+            g.act(check_action(action, self._legal_bool, f" from the opponent in seat {s}"))
 
     def _collect(self) -> list[RoundRecord]:
         """Score the rounds that ended since the last call, one by one, up to the episode's end."""
@@ -300,24 +272,17 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return new
 
     def _score(self, rec: RoundRecord, last: bool) -> None:
-        g, seat, win = self.game, self.seat, self.reward_kind == "win"
+        """The learner's reward and episode end for a settled round (kernel: ``settlement.episode_step``)."""
+        g, seat = self.game, self.seat
         assert g is not None
-        lives = self.rules.stake == "lives"
-        if not win:
-            self._reward += rec.transfers[seat] if lives else -rec.transfers[seat]
-        if self.episode == "round":
-            self._term = True
-            if win:
-                active = [s > 0 if lives else True for s in rec.stacks_before]
-                self._reward += U.round_win_reward(rec.losers, active, seat)
-        elif last and g.record.winners:
-            self._term = True
-            self._reward += U.win_reward(g.record.winners, seat) if win else 0.0
-        elif lives and rec.stacks_after[seat] == 0:  # out of lives while others play on
-            self._term = True
-            self._reward -= 1.0 if win else 0.0
-        elif last and g.record.truncated:
-            self._trunc = True
+        winners = g.record.winners if last else []
+        reward, self._term = S.episode_step(
+            self.rules, self.episode, self.reward_kind, rec.transfers[seat],
+            won=seat in winners, winners=len(winners), over=bool(winners),
+            alive=rec.stacks_after[seat] > 0, round_result=_round_result(rec, seat, self.rules),
+        )  # fmt: skip
+        self._reward += reward
+        self._trunc = not self._term and last and g.record.truncated
         self._ended = self._term or self._trunc
         self._final_stacks = rec.stacks_after
 
@@ -325,10 +290,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         g = self.game
         assert g is not None
         if self._ended:
-            n, s, st = self.n, self.seat, self._final_stacks
-            stacks = [st[(s + k) % n] for k in range(n)]
-            active = [x > 0 if self.rules.stake == "lives" else True for x in stacks]
-            return U.terminal_obs(stacks, active, n, self.rules)
+            return terminal_obs(self.rules, self._final_stacks, self.seat)
         return self._encode(g.round)
 
     def _mask(self) -> np.ndarray:
@@ -336,3 +298,17 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
 
     def _info(self, records: list[RoundRecord]) -> dict[str, Any]:
         return {"action_mask": self._mask().copy(), "rounds": records, "seat": self.seat}
+
+
+def _round_result(rec: RoundRecord, seat: int, rules: Ruleset) -> float:
+    """The round episode's ``"win"`` result of ``seat`` (kernel: ``settlement.round_win_reward``)."""
+    lives = rules.stake == "lives"
+    others = sum(1 for s, x in enumerate(rec.stacks_before) if (x > 0 or not lives) and s not in rec.losers)
+    return float(S.round_win_reward(bool(rec.losers), seat in rec.losers, others))
+
+
+def terminal_obs(rules: Ruleset, stacks: Any, seat: int) -> np.ndarray:
+    """The observation of ``seat`` after its episode (kernel encoder's :meth:`terminal`)."""
+    active = [x > 0 if rules.stake == "lives" else True for x in stacks]
+    st, act = relative(stacks, active, seat, rules)
+    return encoder(rules).terminal(np.array([st]), np.array([act]))[0]

@@ -10,9 +10,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import _envutil as U
+from ..core import settlement as S
 from ..core.dice import RandomDice
-from ..core.engine import NUM_ACTIONS, STOP
-from .env import RoundEncoder
+from ..core.engine import NUM_ACTIONS
+from ..core.kernel import check_action, legal_mask
+from .env import RoundEncoder, _round_result, terminal_obs
 from ..core.game import GameState
 from ..core.records import RoundRecord
 
@@ -91,9 +93,8 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        legal = np.zeros(NUM_ACTIONS, np.int8)
-        legal[[0, STOP] if not self.rules.holds_allowed else slice(None)] = 1
-        self._legal = legal
+        self._legal_bool = legal_mask(self.rules.holds_allowed)
+        self._legal = self._legal_bool.astype(np.int8)
         self._np_random: np.random.Generator | None = None
         self.game: GameState | None = None
 
@@ -127,15 +128,10 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             return
         g = self.game
         assert g is not None
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer hold mask 0-7, got {action!r}")
-        if not 0 <= int(action) < NUM_ACTIONS or not self._legal[int(action)]:
-            raise ValueError(
-                f"illegal action {int(action)}: legal hold masks are {np.flatnonzero(self._legal).tolist()}"
-            )
+        action = check_action(action, self._legal_bool, f" from {agent}")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        g.act(int(action))
+        g.act(action)
         self._settle_rounds()
         self._select()
         if self.render_mode == "human":
@@ -152,11 +148,8 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             and not self.terminations[agent]
         ):
             return {"observation": self._encode(g.round), "action_mask": self._legal.copy()}
-        n = self.n
-        stacks = [g.stacks[(seat + k) % n] for k in range(n)]
-        active = [s > 0 if self.rules.stake == "lives" else True for s in stacks]
         return {
-            "observation": U.terminal_obs(stacks, active, n, self.rules),
+            "observation": terminal_obs(self.rules, g.stacks, seat),
             "action_mask": np.zeros(NUM_ACTIONS, np.int8),
         }
 
@@ -197,34 +190,26 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         if not new:
             return
         self._seen = len(g.record.rounds)
-        lives = self.rules.stake == "lives"
         for a in self.agents:
-            s = self._seat[a]
-            if self.reward_kind == "chips":
-                self.rewards[a] += sum(r.transfers[s] if lives else -r.transfers[s] for r in new)
             self.infos[a] = {"rounds": new}
-        self._flag_ends(new[-1])
+        for k, rec in enumerate(new):
+            self._score(rec, last=k == len(new) - 1)
         self._accumulate_rewards()
 
-    def _flag_ends(self, last: RoundRecord) -> None:
+    def _score(self, rec: RoundRecord, last: bool) -> None:
+        """Each agent's reward and episode end for a settled round (kernel: ``settlement.episode_step``)."""
         g = self.game
         assert g is not None
-        win = self.reward_kind == "win"
-        lives = self.rules.stake == "lives"
+        winners = g.record.winners if last else []
         for a in self.agents:
             s = self._seat[a]
             if self.terminations[a]:
                 continue
-            if self.episode == "round":
-                self.terminations[a] = True
-                if win:
-                    active = [x > 0 if lives else True for x in last.stacks_before]
-                    self.rewards[a] += U.round_win_reward(last.losers, active, s)
-            elif g.record.winners:
-                self.terminations[a] = True
-                self.rewards[a] += U.win_reward(g.record.winners, s) if win else 0.0
-            elif lives and g.stacks[s] == 0:
-                self.terminations[a] = True
-                self.rewards[a] -= 1.0 if win else 0.0
-            elif g.record.truncated:
-                self.truncations[a] = True
+            reward, term = S.episode_step(
+                self.rules, self.episode, self.reward_kind, rec.transfers[s],
+                won=s in winners, winners=len(winners), over=bool(winners),
+                alive=rec.stacks_after[s] > 0, round_result=_round_result(rec, s, self.rules),
+            )  # fmt: skip
+            self.rewards[a] += reward
+            self.terminations[a] = bool(term)
+            self.truncations[a] = not term and last and g.record.truncated

@@ -17,6 +17,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _envutil as U
 from ._batched import _MS_DICE, BatchedGame
+from ..core import kernel as K
 from ..core.dice import DiceSource
 from ..core.engine import NUM_ACTIONS, View
 from ..core.observation import OBS_SIZE, ViewBatch
@@ -123,7 +124,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         if name == "dice":
             return _MS_DICE[self.ms[r]]
         if name == "roll_limit":
-            return np.where(pos == 0, self.rules.max_rolls, self.limit[r])
+            return K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls)
         if name == "is_first":
             return (pos == 0).astype(np.int64)
         if name == "players_after":
@@ -138,6 +139,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
             "lowest_count": self.lo_count,
             "highest_rank": self.hi_rank,
             "earlier_payments": self.epay,
+            "turn_best_rank": self.best_rank,
         }
         if name in plain:
             return plain[name][r]
@@ -170,18 +172,26 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
                 earlier_payments=int(b.earlier_payments[i]),
                 stacks=tuple(int(x) for x in b.stacks[i, :n]),
                 active=tuple(bool(x) for x in b.active[i, :n]),
+                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]
             )
             for i in range(len(b))
         ]
 
     def _agent_act(self, agent: Any, r: np.ndarray) -> np.ndarray:
+        """The actions of ``agent`` for the acting seats of rows ``r``, each checked (kernel)."""
         b = self.view_batch(r, lazy=True)
+        act: Any = None
         if id(agent) not in self._no_batch and hasattr(agent, "act_batch"):
             try:
-                return np.asarray(agent.act_batch(b), np.int64)
+                act = agent.act_batch(b)
             except NotImplementedError:
                 self._no_batch.add(id(agent))
-        return np.array([agent.act(v) for v in self._views(b, self.cur[r])], np.int64)
+        if act is None:
+            act = np.array([agent.act(v) for v in self._views(b, self.cur[r])], dtype=object)
+        act = np.asarray(act)
+        if act.shape != (r.size,):
+            raise ValueError(f"opponent {agent!r} returned {act.shape} actions for {r.size} envs")
+        return K.check_actions(act, self._legal, who="an opponent", rows=r)
 
     def _opponent_rows(self, r: np.ndarray) -> np.ndarray:
         live = r[~(self.term[r] | self.trunc[r])]
@@ -200,12 +210,6 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
                 m = which == k
                 if m.any():
                     act[m] = self._agent_act(agent, r[m])
-        if (
-            act.shape != (r.size,)
-            or not self._legal[np.clip(act, 0, NUM_ACTIONS - 1)].all()
-            or (act < 0).any()
-        ):
-            raise ValueError(f"an opponent returned illegal actions {np.unique(act).tolist()}")
         return act
 
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
@@ -237,12 +241,8 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
 
     # ---- observations ---------------------------------------------------------------------------
     def _terminal_obs(self, r: np.ndarray) -> np.ndarray:
-        o = np.zeros((r.size, OBS_SIZE), np.float32)
-        stacks, active = self._rel(self.seat[r], r)
-        o[:, 16:24] = stacks / self.rules.starting_stack
-        o[:, 24:32] = active
-        o[:, 32] = self.n / MAX_PLAYERS
-        return o
+        st = self.stacks[r[:, None], self._rot[self.seat[r]]]
+        return self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
 
     def _observe(self) -> np.ndarray:
         if not self.passing.any():
@@ -292,18 +292,11 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         act = np.asarray(actions)
-        if act.shape != (self.num_envs,) or not np.issubdtype(act.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integers 0-7, got {actions!r}")
-        act = act.astype(np.int64)
-        bad = ((act < 0) | (act >= NUM_ACTIONS)) & ~self.passing
-        bad[~bad] = ~self._legal[act[~bad].clip(0, NUM_ACTIONS - 1)] & ~self.passing[~bad]
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+        if act.shape != (self.num_envs,):
             raise ValueError(
-                f"illegal action {int(act[i])} in env {i}: legal hold masks are "
-                f"{np.flatnonzero(self._legal).tolist()} (bit i keeps sorted die i; 7 stops)"
+                f"actions must be {self.num_envs} integers 0-7, got shape {act.shape}: {actions!r}"
             )
-        return act
+        return K.check_actions(act, self._legal, skip=self.passing)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; ended envs are reset in the same step (``SAME_STEP`` autoreset)."""

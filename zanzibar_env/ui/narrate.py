@@ -36,6 +36,8 @@ def unit(rules: Ruleset, amount: int) -> str:
     """``"1 chip"``, ``"4 chips"``, ``"1 life"``, ``"2 lives"``."""
     if rules.stake == "lives":
         return f"{amount} {'life' if abs(amount) == 1 else 'lives'}"
+    if rules.stake == "penalty":
+        return f"{amount} penalty {'point' if abs(amount) == 1 else 'points'}"
     return f"{amount} {'chip' if abs(amount) == 1 else 'chips'}"
 
 
@@ -90,7 +92,7 @@ def _hands(rec: RoundRecord, rules: Ruleset) -> dict[int, Hand]:
 
 
 def _loser_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands: dict[int, Hand]) -> str:
-    worst = "worst" if rules.stake == "lives" else "lowest"
+    worst = "lowest" if rules.stake == "chips" else "worst"
     losers = rec.losers
     if rec.rolloffs:
         tied = sorted(rec.rolloffs[0])
@@ -110,11 +112,14 @@ def _loser_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands: d
 def _payment_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands: dict[int, Hand]) -> str:
     losers = rec.losers
     them = join_names([objective(names[s]) for s in losers])
-    if rules.stake == "lives":
+    if rules.stake != "chips":
         who = join_names([names[s] for s in losers])
-        verb = "lose" if len(losers) > 1 or who == YOU else "loses"
+        plural = len(losers) > 1 or who == YOU
+        verb = (
+            ("take" if plural else "takes") if rules.stake == "penalty" else ("lose" if plural else "loses")
+        )
         each = "each " if len(losers) > 1 else ""
-        return f"{objective(who)} {verb} {each}{unit(rules, rules.lives_lost)}"
+        return f"{objective(who)} {verb} {each}{unit(rules, rules.lives_lost_for(hands[rec.winner]))}"
     if rules.payment == "highest_hand":
         top = hands[rec.winner]
         amount = rules.payment_of(top.category)
@@ -132,7 +137,7 @@ def _payment_text(rec: RoundRecord, rules: Ruleset, names: Sequence[str], hands:
 
 def describe_transfers(rec: RoundRecord, rules: Ruleset, names: Sequence[str]) -> str:
     """``"Chips: Player 3 +8; You -4, Player 2 -4."`` (only seats whose stack changed)."""
-    word = "Lives" if rules.stake == "lives" else "Chips"
+    word = {"lives": "Lives", "penalty": "Points"}.get(rules.stake, "Chips")
     moved = [f"{names[s]} {d:+d}" for s, d in enumerate(rec.transfers) if d]
     return f"{word}: {', '.join(moved) if moved else 'no change'}."
 
@@ -156,7 +161,7 @@ def describe_round(rec: RoundRecord, rules: Ruleset, names: Sequence[str]) -> li
 
 def stacks_text(stacks: Sequence[int], rules: Ruleset, names: Sequence[str]) -> str:
     """``"You 18, Player 2 22 chips"``."""
-    word = "lives" if rules.stake == "lives" else "chips"
+    word = {"lives": "lives", "penalty": "points"}.get(rules.stake, "chips")
     return ", ".join(f"{names[s]} {c}" for s, c in enumerate(stacks)) + f" {word}"
 
 
@@ -164,7 +169,9 @@ def describe_result(record: GameRecord, names: Sequence[str]) -> str:
     """Who won the game (or that it was cut short)."""
     if record.winners:
         who = join_names([names[s] for s in record.winners])
-        how = "last one standing" if record.ruleset.get("stake") == "lives" else "out of chips first"
+        how = {"lives": "last one standing", "penalty": "fewest penalty points"}.get(
+            str(record.ruleset.get("stake")), "out of chips first"
+        )
         if who == YOU:
             return f"You win ({how}) after {len(record.rounds)} rounds!"
         verb = "win" if len(record.winners) > 1 else "wins"

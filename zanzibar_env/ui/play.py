@@ -147,7 +147,11 @@ class Session:
         starter = self.names[rnd.record.starting_seat]
         self.console.rule(f"Round {n}: {starter} {'roll' if starter == 'You' else 'rolls'} first")
         self.console.print(self._stacks_table())
-        goal = "lose all your chips first" if rules.stake == "chips" else "be the last one with lives"
+        goal = {
+            "chips": "lose all your chips first",
+            "lives": "be the last one with lives",
+            "penalty": f"take the fewest penalty points in {rules.num_rounds} rounds",
+        }[rules.stake]
         limit = (
             f"up to {rules.max_rolls} rolls; the first roller's count sets everyone's limit"
             if rules.first_roller_sets_limit
@@ -156,15 +160,15 @@ class Session:
         self.console.print(f"Goal: {goal}. This round: {limit}.", style="dim")
 
     def _situation(self, view: View) -> None:
-        rnd = self.game.round
+        rnd = self.game.round.snapshot()
         after = view.players_after
         self.console.print(
             f"[bold]Your turn[/bold]: roll {view.rolls_used} of {view.roll_limit}"
             f" ({after} player{'s' if after != 1 else ''} still to roll after you)"
         )
-        if rnd.lowest:
-            low = rnd.lowest[0]
-            hi = rnd.highest if rnd.highest is not None else low
+        if rnd.lowest_seats:
+            low = rnd.lowest_seats[0]
+            hi = rnd.highest_seat if rnd.highest_seat is not None else low
             text = f"To beat: {possessive(self.names[low])} {rnd.hands[low].describe()} is the lowest so far"
             if rnd.hands[hi] == rnd.hands[low]:
                 text += " (and the highest)" if len(rnd.hands) == 1 else " (all hands are equal)"

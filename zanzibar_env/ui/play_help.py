@@ -52,7 +52,13 @@ class Hinter:
             return f"(no hint here: {e})"
         best = max(values, key=lambda a: values[a])
         chips = self.rules.stake == "chips"
-        what = "chips given away minus received" if chips else "lives (minus lives lost)"
+        what = (
+            "chips given away minus received"
+            if chips
+            else "minus penalty points taken"
+            if self.rules.stake == "penalty"
+            else "lives (minus lives lost)"
+        )
         text = f"Hint: the optimal player would {hold_mask_text(view.dice, best)}"
         text += f": expected {values[best]:+.3f} {what} this round"
         if best != STOP and STOP in values:

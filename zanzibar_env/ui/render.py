@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from ..core.engine import STOP, RoundState, View, mask_from_keep
+from ..core.engine import STOP, RoundSnapshot, RoundState, View, mask_from_keep
 from ..core.game import GameState
 from .narrate import describe_result, describe_round, seat_names
 
@@ -63,19 +63,19 @@ class Snapshot:
     last_round: tuple[str, ...]
 
 
-def held_mask(rnd: RoundState) -> int:
+def held_mask(rnd: RoundSnapshot | RoundState) -> int:
     """Which of the current (sorted) dice were kept from the previous roll of this turn (0 if none)."""
-    turn = getattr(rnd, "_turn", None)  # the turn in progress; the engine keeps it private
-    if rnd.done or turn is None or not turn.actions or len(turn.rolls) < 2:
+    rolls, actions = rnd.turn_rolls, rnd.turn_actions
+    if rnd.done or not actions or len(rolls) < 2:
         return 0
-    last = turn.actions[-1]
+    last = actions[-1]
     if last == STOP:
         return 0
-    kept = [d for i, d in enumerate(turn.rolls[-2]) if last >> i & 1]
+    kept = [d for i, d in enumerate(rolls[-2]) if last >> i & 1]
     return mask_from_keep(rnd.dice, kept)
 
 
-def _note(rnd: RoundState, seat: int) -> str:
+def _note(rnd: RoundSnapshot, seat: int) -> str:
     if seat in rnd.hands:
         return rnd.hands[seat].describe()
     if not rnd.active[seat]:
@@ -87,7 +87,7 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
     """Collect what the pictures show from a game in progress or finished."""
     if seat is not None and not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0-{game.num_players - 1} or None, got {seat!r}")
-    rnd, rules, rec = game.round, game.ruleset, game.record
+    rnd, rules, rec = game.round.snapshot(), game.ruleset, game.record
     names = seat_names(game.num_players)
     over = game.done
     n_round = len(rec.rounds) + (0 if rnd.done else 1)
@@ -97,7 +97,7 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
         PlayerRow(
             name=names[s] + (" (agent)" if s == seat else ""),
             stack=stacks[s],
-            active=stacks[s] > 0 or rules.stake == "chips",
+            active=stacks[s] > 0 or rules.stake != "lives",
             to_act=s == cur,
             highlight=s == seat,
             note=_note(rnd, s) if not over else "",
@@ -105,10 +105,12 @@ def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
         for s in range(game.num_players)
     )
     last = describe_round(rec.rounds[-1], rules, names) if rec.rounds else ["(none yet)"]
-    low = rnd.lowest[0] if rnd.lowest and not rnd.done else None
+    low = rnd.lowest_seats[0] if rnd.lowest_seats and not rnd.done else None
     lo = f"{names[low]}: {rnd.hands[low].describe()}" if low is not None else ""
-    hi = f"{names[rnd.highest]}: {rnd.hands[rnd.highest].describe()}" if rnd.highest is not None else ""
-    last_turn = rnd.record.turns[-1].seat if rnd.record.turns else rnd.record.starting_seat
+    top = rnd.highest_seat
+    hi = f"{names[top]}: {rnd.hands[top].describe()}" if top is not None else ""
+    turns = game.round.record.turns
+    last_turn = turns[-1].seat if turns else rnd.starting_seat
     return Snapshot(
         title=f"Zanzibar - {rules.name} - round {n_round}",
         status=describe_result(rec, names) if over else f"{names[cur]} to play" if cur is not None else "",
@@ -306,7 +308,7 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
         rnd = game.round
         if (
             len(game.record.rounds) + 1 >= min_round
-            and rnd.lowest
+            and rnd.lowest_rank >= 0
             and held_mask(rnd)
             and 0 < held_mask(rnd) < STOP
         ):

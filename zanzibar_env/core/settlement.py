@@ -1,0 +1,200 @@
+"""The rules kernel, part 2: settling a round, ending a game, and the rewards of the envs.
+
+Every function takes one value per seat **in play order** (position 0 rolled first) as a list, each
+value a Python int/bool (the scalar engine, one table) or a numpy array over env rows (the batched core,
+every table at once); see :mod:`zanzibar_env.core.kernel` for the design. A seat that did not roll this
+round (out of lives, or after an instant Zanzibar) has rank ``-1``.
+
+Flags are combined with ``& | ^`` only (``x ^ True`` is "not x" for Python bools and numpy bool arrays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .kernel import Number, select
+from .rules import Ruleset
+
+_BIG = 1 << 30
+
+
+def _pick(cond: Number, a: Number, b: Number) -> Number:
+    """Flag ``a`` where ``cond`` else flag ``b`` (flags only)."""
+    if type(cond) is np.ndarray:
+        return np.where(cond, a, b)
+    return (cond & a) | ((cond ^ True) & b)
+
+
+def _least(a: Number, b: Number) -> Number:
+    return select(a < b, a, b)
+
+
+def _none(flag: Number) -> bool:
+    """True if ``flag`` is false everywhere (a Python bool, or an array with no true entry)."""
+    return flag is False or (type(flag) is np.ndarray and not flag.any())
+
+
+# ---- who loses --------------------------------------------------------------------------------------
+def round_losers(ruleset: Ruleset, ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+    """Who loses before roll-offs: every seat whose hand has the lowest rank ``lo``.
+
+    If the round ended at once on a top hand (``instant``): nobody under ``instant_zanzibar: no_loss``;
+    under ``worst_so_far_loses`` the lowest hand among the seats that rolled before the top hand (the
+    roller holds the only top hand: any earlier one would have ended the round).
+    """
+    tied = [(r >= 0) & (r == lo) for r in ranks]
+    mode = ruleset.instant_zanzibar
+    if mode == "off":
+        return tied
+    if mode == "no_loss":
+        return [t & (instant ^ True) for t in tied]
+    top = ruleset.table.num_ranks - 1
+    others = [(r >= 0) & (r != top) for r in ranks]
+    worst: Number = _BIG
+    for r, o in zip(ranks, others, strict=True):
+        worst = select(o & (r < worst), r, worst)
+    return [_pick(instant, o & (r == worst), t) for r, o, t in zip(ranks, others, tied, strict=True)]
+
+
+def rolloff(
+    ruleset: Ruleset, tied: list[Number], throw: Callable[[list[Number], Number], list[Number]]
+) -> list[Number]:
+    """Resolve ties for lowest: all tied seats lose under ``tie_rule: all``; under ``rolloff`` the tied
+    seats each throw all three dice once more (``throw(tied, multi)`` returns the rank of each tied
+    seat's throw where ``multi``, drawn in play order), repeated while still tied for lowest."""
+    if ruleset.tie_rule == "all":
+        return tied
+    while True:
+        count: Number = 0
+        for t in tied:
+            count = count + t
+        multi = count > 1
+        if _none(multi):
+            return tied
+        ranks = throw(tied, multi)
+        worst: Number = _BIG
+        for t, r in zip(tied, ranks, strict=True):
+            worst = select(t & (r < worst), r, worst)
+        tied = [t & ((multi ^ True) | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
+
+
+# ---- who pays whom ----------------------------------------------------------------------------------
+def chip_amounts(ruleset: Ruleset, chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
+    """Chips each seat pays each loser: the category price (``chips``, by category index) of the round's
+    highest hand (``payment: highest_hand``) or of the payer's own hand (``own_hand``)."""
+    if ruleset.payment == "highest_hand":
+        return [chips[hi_cat]] * len(cats)
+    return [chips[c] for c in cats]
+
+
+def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Sequence[Number]) -> list[Number]:
+    """Stacks after chip payments: each loser, in play order, receives from every non-loser its amount,
+    a payer giving at most what it still holds (the loser takes chips: first to 0 wins)."""
+    out = list(stacks)
+    for j, lj in enumerate(losers):
+        if lj is False or (type(lj) is np.ndarray and not lj.any()):  # _none(lj), inlined
+            continue
+        for i, li in enumerate(losers):
+            if i != j:
+                held, owed = out[i], amounts[i]
+                give = (lj & (li ^ True)) * (held + (owed < held) * (owed - held))  # min(owed, held)
+                out[i] = held - give
+                out[j] = out[j] + give
+    return out
+
+
+def lose_lives(stacks: Sequence[Number], losers: Sequence[Number], lost: Number) -> list[Number]:
+    """Stacks after each loser loses ``lost`` lives (never below 0)."""
+    return [s - out * _least(lost, s) for s, out in zip(stacks, losers, strict=True)]
+
+
+def stacks_after(
+    ruleset: Ruleset, stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number
+) -> list[Number]:
+    """Stacks after the round: chips paid to the losers (``amounts``, see :func:`chip_amounts`); lives
+    lost (``lost`` each, by the round's top hand: ``kernel.lives_lost_by_rank``); or, under ``stake:
+    penalty``, ``lost`` penalty points taken by each loser (points count up, RULES.md §8)."""
+    if ruleset.stake == "chips":
+        return pay_chips(stacks, losers, amounts)
+    if ruleset.stake == "lives":
+        return lose_lives(stacks, losers, lost)
+    return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
+
+
+# ---- the end of a game ------------------------------------------------------------------------------
+def game_winners(
+    ruleset: Ruleset,
+    before: Sequence[Number],
+    after: Sequence[Number],
+    played: Sequence[Number],
+    rounds: Number,
+) -> tuple[list[Number], Number]:
+    """``(winners, over)`` after the game's ``rounds``-th round: chips: every seat at 0 chips wins;
+    lives: the last seat with lives wins, and if everyone left went out in this round, those of them (who
+    rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, the fewest points
+    win (ties share)."""
+    over: Number = False
+    if ruleset.stake == "penalty":
+        over = rounds >= ruleset.num_rounds
+        least: Number = _BIG
+        for a in after:
+            least = _least(a, least)
+        return [over & (a == least) for a in after], over
+    if ruleset.stake == "chips":
+        won = [a == 0 for a in after]
+        for w in won:
+            over = over | w
+        return won, over
+    alive = [a > 0 for a in after]
+    left: Number = 0
+    best: Number = -1
+    for a, b, p in zip(alive, before, played, strict=True):
+        left = left + a
+        best = select(p & (b > best), b, best)
+    over = left <= 1
+    won = [over & _pick(left == 0, p & (b == best), a) for a, b, p in zip(alive, before, played, strict=True)]
+    return won, over
+
+
+# ---- rewards ----------------------------------------------------------------------------------------
+def chip_reward(ruleset: Ruleset, transfer: Number) -> Number:
+    """``"chips"`` reward of a round: chips given away minus chips received; lives: minus lives lost."""
+    return transfer if ruleset.stake == "lives" else -transfer
+
+
+def win_reward(won: Number, winners: Number) -> Number:
+    """``"win"`` reward at game end: ``+1/k`` to each of ``k`` winners, ``-1`` to every other seat."""
+    return select(won, 1.0 / select(winners > 0, winners, 1), -1.0)
+
+
+def round_win_reward(any_loser: Number, lost: Number, others: Number) -> Number:
+    """``"win"`` reward of a round episode: ``-1`` for a loser, the ``others`` non-losers share ``+1``;
+    0 if nobody lost."""
+    return any_loser * select(lost, -1.0, 1.0 / select(others > 0, others, 1))
+
+
+def episode_step(
+    ruleset: Ruleset,
+    episode: str,
+    reward: str,
+    transfer: Number,
+    won: Number,
+    winners: Number,
+    over: Number,
+    alive: Number,
+    round_result: Number,
+) -> tuple[Number, Number]:
+    """``(reward, terminated)`` of one seat for a settled round. Round episodes end after the round
+    (``round_result`` is its :func:`round_win_reward`); game episodes end when the game is over, or for
+    this seat when it is out of lives while others play on (``"win"``: ``-1``). Truncation (a round cap)
+    is decided by the caller where ``terminated`` is false."""
+    r = chip_reward(ruleset, transfer) if reward == "chips" else 0.0 * transfer
+    if episode == "round":
+        return (r + round_result if reward == "win" else r), over | True
+    out = (over ^ True) & (alive ^ True) if ruleset.stake == "lives" else over & False
+    if reward == "win":
+        r = r + select(over, win_reward(won, winners), select(out, -1.0, 0.0))
+    return r, over | out
