@@ -202,6 +202,7 @@ def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
         first = _pick(tie, _settle(spec, pairs, x, y, True, True, pay_a, True), first)
     else:  # roll-off: each loses with probability 1/2; A keeps the lead either way
         a_loses = _settle(spec, pairs, x, y, True, False, pay_a, True)
+        first = _pick(tie, a_wins, first)
         second = _pick(tie, a_loses, second)  # type: ignore[arg-type]
         w1 = np.where(tie, 0.5, 0.0)
     if spec.instant != "off":
