@@ -59,7 +59,7 @@ def _engine_outcome(rules: zz.Ruleset, x: int, y: int, ra: int, rb: int, rolloff
     faces = _dice_of_rank(rules, ra)
     if not (rules.instant_zanzibar != "off" and ra == top):
         faces += _dice_of_rank(rules, rb)
-    faces += rolloff + [1, 1, 2]  # the roll-off throws, then the next round's first roll
+    faces += [*rolloff, 1, 1, 2]  # the roll-off throws, then the next round's first roll
     state = GameState(rules, 2, ScriptedDice(faces), stacks=[x, y], max_rounds=2)
     while not state.record.rounds:
         state.act(7)
