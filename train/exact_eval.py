@@ -6,6 +6,11 @@ the value a best response earns against it, the game value under optimal play an
 exploitability (best-response value minus the responder seat's game value), per seat and averaged.
 Results are chips given away minus chips received per round (positive = good), or minus lives lost
 in lives rulesets. Definitions: :mod:`agents.exact`.
+
+``python -m train.exact_eval --game --agent optimal [--stacks 20,20]`` prints the same table for the
+whole 2-player game: win probabilities (seat 0 rolls first in the first round) against
+``optimal_game`` and against itself, a best response's, the game value and the game exploitability
+(:func:`agents.exact.game_exploitability`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.exact import exploitability
+from agents.exact import exploitability, game_exploitability
 from agents.registry import make_agent
 from zanzibar_env.core.rules import load_ruleset
 
@@ -26,6 +31,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--agent", default="greedy", help="agent name (random, greedy, optimal, ppo:PATH, ...)")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")
+    p.add_argument("--game", action="store_true", help="evaluate the whole game (win probabilities)")
+    p.add_argument("--stacks", default=None, help="starting stacks A,B with --game (default: the ruleset's)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
     return p.parse_args(argv)
 
@@ -38,21 +45,43 @@ def evaluate(agent_spec: str, ruleset: str, seed: int = 0) -> dict[str, Any]:
     return {"agent": agent_spec, "ruleset": rules.name, "unit": _unit(rules.stake), **ex}
 
 
+def parse_stacks(text: str | None, start: int) -> tuple[int, int]:
+    """``"A,B"`` as two integers (default: ``start`` each); ``ValueError`` otherwise."""
+    if text is None:
+        return start, start
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"--stacks must be two integers A,B, got {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def evaluate_game(agent_spec: str, ruleset: str, stacks: str | None = None, seed: int = 0) -> dict[str, Any]:
+    """Exact game figures for ``agent_spec`` (the mapping :func:`main` prints with ``--game``)."""
+    rules = load_ruleset(ruleset)
+    st = parse_stacks(stacks, rules.starting_stack)
+    ex = game_exploitability(make_agent(agent_spec, seed=seed), rules, st)
+    unit = f"probability of winning the game from stacks {st[0]}-{st[1]}, seat 0 rolling first"
+    ex = {k.replace("vs_optimal_game", "vs_optimal"): v for k, v in ex.items()}
+    return {"agent": agent_spec, "ruleset": rules.name, "unit": unit, "stacks": list(st), "game": True, **ex}
+
+
 def _unit(stake: str) -> str:
     return "chips given away minus received per round" if stake == "chips" else "minus lives lost per round"
 
 
 def report(fig: dict[str, Any]) -> str:
     """The printed table."""
+    opponent = "optimal_game" if fig.get("game") else "optimal"
     rows = [
-        ("value vs optimal", "vs_optimal_seat0", "vs_optimal_seat1"),
+        (f"value vs {opponent}", "vs_optimal_seat0", "vs_optimal_seat1"),
         ("value vs itself", "vs_self_seat0", "vs_self_seat1"),
         ("best response's value against it", "best_response_vs_seat0", "best_response_vs_seat1"),
         ("game value of the responder's seat", "game_value_seat1", "game_value_seat0"),
         ("exploitability", "seat0", "seat1"),
     ]
+    kind = "game" if fig.get("game") else "2-player"
     lines = [
-        f"Exact 2-player evaluation of {fig['agent']!r} in ruleset {fig['ruleset']!r} ({fig['unit']})",
+        f"Exact {kind} evaluation of {fig['agent']!r} in ruleset {fig['ruleset']!r} ({fig['unit']})",
         f"{'agent sits in':<38}{'seat 0 (first)':>16}{'seat 1 (second)':>17}",
     ]
     lines += [f"{label:<38}{fig[a]:>+16.6f}{fig[b]:>+17.6f}" for label, a, b in rows]
@@ -64,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad agent or ruleset)."""
     args = parse_args(argv)
     try:
-        fig = evaluate(args.agent, args.ruleset, args.seed)
+        if args.game:
+            fig = evaluate_game(args.agent, args.ruleset, args.stacks, args.seed)
+        else:
+            fig = evaluate(args.agent, args.ruleset, args.seed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
