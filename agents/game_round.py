@@ -227,6 +227,7 @@ class RoundSolution:
     policy_a: np.ndarray  # int8[S, max_rolls - 1, 56]
     policy_b: np.ndarray  # int8[S, R, num_limits, max_rolls - 1, 56] (by A's rank and B's roll limit)
     joint: np.ndarray  # float[S, R, R] probability that the round ends with ranks (rA, rB)
+    turns: tuple[TurnProblem, list[np.ndarray], TurnProblem, list[np.ndarray]]  # A's and B's, with values
 
 
 def solve_rounds(
@@ -257,4 +258,5 @@ def solve_rounds(
         law_a = (dist_a.sum(1) @ onehot)[:, :, None]
     law_b = (forward(tp_b, pol_b, pb).sum(1) @ onehot).reshape(s, r, nl, r)
     joint = np.einsum("sal,salb->sab", law_a, law_b)
-    return RoundSolution(turn_value(us_a), pol_a, pol_b.reshape(s, r, nl, *pol_b.shape[1:]), joint)
+    pol_b = pol_b.reshape(s, r, nl, *pol_b.shape[1:])
+    return RoundSolution(turn_value(us_a), pol_a, pol_b, joint, (tp_a, us_a, tp_b, us_b))

@@ -39,6 +39,7 @@ from zanzibar_env.core.rules import Ruleset, load_ruleset
 from .base import BaseAgent
 from .game_round import GameSpec, Pairs, RoundSolution, Terms, round_terms, solve_rounds
 from .optimal import PLAY_OPTIONS, default_cache_dir
+from .solver_turn import legal_mask, transitions
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 GAME_SOLVER_VERSION = 1
@@ -142,6 +143,41 @@ class SolvedGame:
     def win_probability(self, first: int, second: int) -> float:
         """Probability that the player rolling first with ``first`` chips (lives) wins the game."""
         return float(self.value[self.pairs.row(first, second)])
+
+
+def state_round(solved: SolvedGame, first: int, second: int) -> RoundSolution:
+    """The round at stacks ``(first, second)`` solved with the game's values (turn values included)."""
+    spec = solved.spec
+    pairs = Pairs.reachable(spec, (int(solved.pairs.x[0]), int(solved.pairs.y[0])))
+    row = pairs.row(first, second)
+    one = Pairs(pairs.x[row : row + 1], pairs.y[row : row + 1], pairs.index)
+    terms = round_terms(spec, one)
+    g = (terms.w * (terms.c + terms.k * solved.value[terms.pair])).sum(-1)  # one class: next = pair
+    return solve_rounds(spec, g)
+
+
+def action_win_probabilities(
+    solved: SolvedGame, first: int, second: int, roll: int, dice: int, earlier_rank: int | None = None,
+    limit: int | None = None, round_solution: RoundSolution | None = None,
+) -> np.ndarray:  # fmt: skip
+    """``float[8]``: the acting player's probability of winning the game after each action (``nan`` if
+    illegal), both players playing game-optimally afterwards; stacks ``(first, second)``, ``roll`` just
+    thrown, multiset index ``dice``; for the second roller, the first's hand rank and the roll limit.
+    ``round_solution``: :func:`state_round` of these stacks, if already computed."""
+    spec = solved.spec
+    sol = round_solution or state_round(solved, first, second)
+    tp_a, us_a, tp_b, us_b = sol.turns
+    if earlier_rank is None:
+        tp, us, i = tp_a, us_a, 0
+    else:
+        lim = (limit or spec.max_rolls) - 1 if spec.sets_limit else 0
+        tp, us, i = tp_b, us_b, earlier_rank * spec.num_limits + lim
+    if not 1 <= roll < int(tp.limit[i]) or dice == spec.instant_m:
+        raise ValueError(f"no decision after roll {roll} with these dice")
+    q = transitions()[0][dice] @ us[roll + 1][i]
+    q[STOP] = tp.stop_at(roll)[i, dice]
+    q[~legal_mask(spec.holds_allowed)] = np.nan
+    return q
 
 
 def solve_game(ruleset: Ruleset, stacks: tuple[int, int]) -> SolvedGame:
