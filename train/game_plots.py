@@ -92,7 +92,7 @@ def _mask(a: int, m: int) -> str:
     return "stop" if a == 7 else f"keep {kept}" if kept else "throw all"
 
 
-def plot(out: Path) -> None:
+def plot(out: Path) -> list[str]:
     """The first roller's win probability: classic over all stacks 1..20, and every ruleset at s-s."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
     classic = load_ruleset("classic")
@@ -106,11 +106,14 @@ def plot(out: Path) -> None:
     ax1.set_ylabel("first roller's chips")
     ax1.set_title("classic: P(first roller wins the game)")
     fig.colorbar(im, ax=ax1)
+    lines = ["P(first roller wins) at equal stacks, game-optimal play:"]
     for name in RULESETS:
         rules = load_ruleset(name)
         top = rules.starting_stack
         st = np.arange(1, top + 1)
         p = [solved_game(rules, (int(s), int(s))).win_probability(int(s), int(s)) for s in st]
+        shown = [f"{s}-{s}: {v:.4f}" for s, v in zip(st, p, strict=True) if s in (1, 2, 5, top)]
+        lines.append(f"{name:<16}" + "  ".join(shown))
         style = "--" if name == "alt_chips" else "-"  # alt_chips = classic with 2 players
         ax2.plot(st, p, style, marker="o", ms=3, label=name + (" (= classic)" if style == "--" else ""))
     ax2.axhline(0.5, color="grey", lw=0.8)
@@ -122,6 +125,7 @@ def plot(out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
     plt.close(fig)
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(values_table()))
     print()
     print("\n".join(differences(args.examples)))
-    plot(args.out)
+    print()
+    print("\n".join(plot(args.out)))
     print(f"wrote {args.out}")
     return 0
 
