@@ -45,6 +45,8 @@ from .solver_turn import legal_mask, transitions
 GAME_SOLVER_VERSION = 1
 TOL = 1e-12
 MAX_ITERATIONS = 200
+#: Largest number of stack states solved (memory grows about 0.8 MB per state in classic).
+MAX_STATES = 1000
 
 
 @dataclass
@@ -79,8 +81,11 @@ class GameSystem:
 def make_system(ruleset: Ruleset, stacks: tuple[int, int], classes: int = 1) -> GameSystem:
     """The states reachable from ``stacks`` with their round outcomes (``ValueError`` on bad stacks)."""
     spec = GameSpec.of(ruleset)
-    check_stacks(ruleset, stacks)
-    pairs = Pairs.reachable(spec, stacks)
+    a, b = check_stacks(ruleset, stacks)
+    states = a + b - 1 if spec.chips else max(a, b) ** 2
+    if states > MAX_STATES:
+        raise ValueError(f"stacks {a}-{b} give {states} stack states, more than the solver's {MAX_STATES}")
+    pairs = Pairs.reachable(spec, (a, b))
     return GameSystem(spec, pairs, round_terms(spec, pairs), classes)
 
 

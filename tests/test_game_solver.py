@@ -278,5 +278,48 @@ def test_bad_inputs() -> None:
         game_exploitability("optimal_game", "no_such_ruleset", (2, 2))
     with pytest.raises(ValueError, match="first_seat"):
         game_win_probability("optimal", "optimal", "classic", (2, 2), first_seat=2)
+    with pytest.raises(ValueError, match="stack states"):
+        solve_game(zz.load_ruleset("classic"), (600, 600))
     with pytest.raises(ValueError):
         game_win_probability("no_such_agent", "optimal", "classic", (2, 2))
+
+
+# ---- 3 players (a study: agents.game_solver3) ------------------------------------------------------
+
+
+def _three_player_one_round(rules: zz.Ruleset, stacks: tuple[int, int, int]) -> np.ndarray:
+    """Win probabilities when every round ends the game and nobody decides (one roll): enumerate the
+    three throws' ranks, the roll-off loser, the capped payments and the players reaching 0."""
+    p, t = _throw_law(rules), rules.table
+    out = np.zeros(3)
+    for ranks in itertools.product(range(t.num_ranks), repeat=3):
+        w = p[ranks[0]] * p[ranks[1]] * p[ranks[2]]
+        pay = rules.payment_of(t.hand_of_rank(max(ranks)).category)
+        tied = [i for i in range(3) if ranks[i] == min(ranks)]
+        for loser in tied:
+            after = [s if i == loser else s - min(pay, s) for i, s in enumerate(stacks)]
+            winners = [i for i in range(3) if after[i] == 0]
+            assert winners, "every round ends these games"
+            for i in winners:
+                out[i] += w / len(tied) / len(winners)
+    return out
+
+
+@pytest.mark.parametrize("total", [3, 4])
+def test_three_players_match_enumeration(total: int) -> None:
+    """One roll per turn, 1-1-1 and 2-1-1 chips: the 3-player solver equals a direct enumeration."""
+    from agents.game_solver3 import solve_game3
+
+    rules = zz.load_ruleset("classic", max_rolls=1)
+    game = solve_game3(rules, total)
+    for stacks, value in zip(game.states.tolist(), game.value, strict=True):
+        assert value == pytest.approx(_three_player_one_round(rules, tuple(stacks)), abs=1e-12)
+
+
+def test_three_players_bad_rules() -> None:
+    from agents.game_solver3 import make_game3
+
+    with pytest.raises(ValueError, match="3-player"):
+        make_game3(zz.load_ruleset("lives"), 6)
+    with pytest.raises(ValueError, match="at least 3"):
+        make_game3(zz.load_ruleset("classic"), 2)
