@@ -4,6 +4,7 @@ simulated match agrees with the exact win probability, and optimal_game is unexp
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 
 import numpy as np
@@ -323,3 +324,33 @@ def test_three_players_bad_rules() -> None:
         make_game3(zz.load_ruleset("lives"), 6)
     with pytest.raises(ValueError, match="at least 3"):
         make_game3(zz.load_ruleset("classic"), 2)
+
+
+def test_action_win_probabilities_agree_with_policy() -> None:
+    """The tables' action is a best action by the recomputed win probabilities, for both rollers."""
+    from agents.game_solver import action_win_probabilities, state_round
+
+    solved = solved_game(zz.load_ruleset("classic"), (3, 3))
+    rng = np.random.default_rng(1)
+    for first in (1, 3, 5):
+        sol, row = state_round(solved, first, 6 - first), solved.pairs.row(first, 6 - first)
+        for _ in range(20):
+            m, r, ra = int(rng.integers(56)), int(rng.integers(1, 3)), int(rng.integers(42))
+            q = action_win_probabilities(solved, first, 6 - first, r, m, round_solution=sol)
+            assert q[solved.policy_a[row, r - 1, m]] >= np.nanmax(q) - 1e-9
+            q = action_win_probabilities(solved, first, 6 - first, r, m, ra, 3, sol)
+            assert q[solved.policy_b[row, ra, 2, r - 1, m]] >= np.nanmax(q) - 1e-9
+
+
+def test_exact_eval_game_cli(tmp_path, capsys) -> None:
+    from train.exact_eval import main
+
+    out = tmp_path / "fig.json"
+    assert (
+        main(["--game", "--agent", "optimal", "--stacks", "2,3", "--simulate", "50", "--json", str(out)]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "Exact game evaluation of 'optimal'" in text and "simulated 50 games" in text
+    fig = json.loads(out.read_text())
+    assert fig["stacks"] == [2, 3] and fig["average"] >= -1e-12
+    assert main(["--game", "--agent", "optimal", "--stacks", "2"]) == 2
