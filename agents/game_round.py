@@ -33,6 +33,13 @@ from zanzibar_env.core.rules import Ruleset
 from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
 
 Event = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (c, k, pair, swap), see Terms
+#: Option values this solver models (a ruleset with any other value raises ValueError).
+_MODELLED = {
+    "stake": ("chips", "lives"),
+    "payment": ("highest_hand", "own_hand", "one_life"),
+    "tie_rule": ("rolloff", "all"),
+    "instant_zanzibar": ("off", "no_loss", "worst_so_far_loses"),
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +61,10 @@ class GameSpec:
 
     @classmethod
     def of(cls, ruleset: Ruleset) -> GameSpec:
+        """The spec of ``ruleset`` (``ValueError`` for options this solver does not model)."""
+        for key, values in _MODELLED.items():
+            if getattr(ruleset, key) not in values:
+                raise ValueError(f"the game solver does not model {key}={getattr(ruleset, key)!r}")
         t = ruleset.table
         cat_of_rank = np.zeros(t.num_ranks, np.int64)
         cat_of_rank[t.rank_of_multiset] = t.category_of_multiset

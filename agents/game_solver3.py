@@ -12,8 +12,8 @@ tie for lowest is a roll-off (each tied player loses with equal probability); th
 earliest among equal ones) rolls first next round.
 
 The cost grows with the number of states (``(T - 1)(T - 2) / 2`` for a total of ``T`` chips) times the
-``R**2 * max_rolls`` public states of the third roller; ``benchmarks/game_solver_speed.py --players 3``
-measures it (see the README for what fits in 10 minutes).
+``R**2 * max_rolls`` public states of the third roller, times the sweeps; ``python -m
+benchmarks.game_solver3_speed`` measures it (see the README for what fits in 10 minutes).
 """
 
 from __future__ import annotations
