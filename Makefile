@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.env_speed
 	$(BIN)/python -m benchmarks.solver_speed
+	OMP_NUM_THREADS=1 $(BIN)/python -m benchmarks.game_solver_speed
 	$(BIN)/python -m benchmarks.tournament_speed
 	$(BIN)/python -m benchmarks.train_speed
 

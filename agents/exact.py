@@ -281,3 +281,9 @@ def exploitability(agent: Any, ruleset: str | Ruleset = "classic") -> dict[str, 
     opt_first = seat_values(ds.spec, solve(ds.spec, fixed={0: opt[0], 1: pol[1]}))
     out["vs_optimal_seat0"], out["vs_optimal_seat1"] = float(opt_second[0]), float(opt_first[1])
     return out
+
+
+# Game-level evaluation (2 players, win probabilities): implemented in agents.game_eval.
+from .game_eval import game_exploitability, game_win_probability  # noqa: E402
+
+__all__ = ["best_response", "exploitability", "game_exploitability", "game_win_probability", "round_value"]

@@ -62,8 +62,9 @@ def test_optimal_never_loses_chips(name: str) -> None:
 
 
 def test_optimal_never_loses_lives() -> None:
-    """Lives are not zero-sum: averaged over seats, optimal loses fewer lives than its opponent."""
-    for agent in _others():
+    """Lives are not zero-sum: averaged over seats, optimal loses fewer lives than its opponent (a heuristic
+    bot; optimal_game, which plays for the difference in lives, makes optimal lose more than itself)."""
+    for agent in [a for a in _others() if a != "optimal_game"]:
         first = round_value("optimal", make_agent(agent, seed=0), "lives")
         second = round_value(make_agent(agent, seed=0), "optimal", "lives")
         assert first[0] + second[1] >= first[1] + second[0] - 1e-12, agent

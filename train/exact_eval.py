@@ -6,6 +6,11 @@ the value a best response earns against it, the game value under optimal play an
 exploitability (best-response value minus the responder seat's game value), per seat and averaged.
 Results are chips given away minus chips received per round (positive = good), or minus lives lost
 in lives rulesets. Definitions: :mod:`agents.exact`.
+
+``python -m train.exact_eval --game --agent optimal [--stacks 20,20]`` prints the same table for the
+whole 2-player game: win probabilities (seat 0 rolls first in the first round) against
+``optimal_game`` and against itself, a best response's, the game value and the game exploitability
+(:func:`agents.exact.game_exploitability`).
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agents.exact import exploitability
+from agents.exact import exploitability, game_exploitability
 from agents.registry import make_agent
+from zanzibar_env.core.game import play_game
 from zanzibar_env.core.rules import load_ruleset
 
 
@@ -26,6 +32,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--agent", default="greedy", help="agent name (random, greedy, optimal, ppo:PATH, ...)")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")
+    p.add_argument("--game", action="store_true", help="evaluate the whole game (win probabilities)")
+    p.add_argument("--stacks", default=None, help="starting stacks A,B with --game (default: the ruleset's)")
+    p.add_argument(
+        "--simulate", type=int, default=0, metavar="N",
+        help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
+    )  # fmt: skip
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
     return p.parse_args(argv)
 
@@ -38,21 +50,56 @@ def evaluate(agent_spec: str, ruleset: str, seed: int = 0) -> dict[str, Any]:
     return {"agent": agent_spec, "ruleset": rules.name, "unit": _unit(rules.stake), **ex}
 
 
+def parse_stacks(text: str | None, start: int) -> tuple[int, int]:
+    """``"A,B"`` as two integers (default: ``start`` each); ``ValueError`` otherwise."""
+    if text is None:
+        return start, start
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"--stacks must be two integers A,B, got {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def evaluate_game(agent_spec: str, ruleset: str, stacks: str | None = None, seed: int = 0) -> dict[str, Any]:
+    """Exact game figures for ``agent_spec`` (the mapping :func:`main` prints with ``--game``)."""
+    rules = load_ruleset(ruleset)
+    st = parse_stacks(stacks, rules.starting_stack)
+    ex = game_exploitability(make_agent(agent_spec, seed=seed), rules, st)
+    unit = f"probability of winning the game from stacks {st[0]}-{st[1]}, seat 0 rolling first"
+    ex = {k.replace("vs_optimal_game", "vs_optimal"): v for k, v in ex.items()}
+    return {"agent": agent_spec, "ruleset": rules.name, "unit": unit, "stacks": list(st), "game": True, **ex}
+
+
+def simulate(agent_spec: str, ruleset: str, stacks: list[int], games: int, seed: int = 0) -> dict[str, float]:
+    """Seat 0's win rate over ``games`` engine games (seeds ``seed..seed+games-1``): the agent in seat 0,
+    rolling first, against ``optimal_game``; with the half-width of its 99% normal interval."""
+    pols = [make_agent(agent_spec, seed=seed), make_agent("optimal_game")]
+    rules = load_ruleset(ruleset)
+    won = 0.0
+    for s in range(seed, seed + games):
+        winners = play_game(rules, pols, seed=s, stacks=stacks).winners
+        won += (0 in winners) / len(winners)
+    rate = won / games
+    return {"simulated_win_rate": rate, "simulated_ci99": 2.576 * (rate * (1 - rate) / games) ** 0.5}
+
+
 def _unit(stake: str) -> str:
     return "chips given away minus received per round" if stake == "chips" else "minus lives lost per round"
 
 
 def report(fig: dict[str, Any]) -> str:
     """The printed table."""
+    opponent = "optimal_game" if fig.get("game") else "optimal"
     rows = [
-        ("value vs optimal", "vs_optimal_seat0", "vs_optimal_seat1"),
+        (f"value vs {opponent}", "vs_optimal_seat0", "vs_optimal_seat1"),
         ("value vs itself", "vs_self_seat0", "vs_self_seat1"),
         ("best response's value against it", "best_response_vs_seat0", "best_response_vs_seat1"),
         ("game value of the responder's seat", "game_value_seat1", "game_value_seat0"),
         ("exploitability", "seat0", "seat1"),
     ]
+    kind = "game" if fig.get("game") else "2-player"
     lines = [
-        f"Exact 2-player evaluation of {fig['agent']!r} in ruleset {fig['ruleset']!r} ({fig['unit']})",
+        f"Exact {kind} evaluation of {fig['agent']!r} in ruleset {fig['ruleset']!r} ({fig['unit']})",
         f"{'agent sits in':<38}{'seat 0 (first)':>16}{'seat 1 (second)':>17}",
     ]
     lines += [f"{label:<38}{fig[a]:>+16.6f}{fig[b]:>+17.6f}" for label, a, b in rows]
@@ -64,11 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad agent or ruleset)."""
     args = parse_args(argv)
     try:
-        fig = evaluate(args.agent, args.ruleset, args.seed)
+        if args.game:
+            fig = evaluate_game(args.agent, args.ruleset, args.stacks, args.seed)
+        else:
+            fig = evaluate(args.agent, args.ruleset, args.seed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(report(fig))
+    if args.game and args.simulate > 0:
+        fig.update(simulate(args.agent, args.ruleset, fig["stacks"], args.simulate, args.seed))
+        print(
+            f"simulated {args.simulate} games against optimal_game (seat 0 rolls first): win rate "
+            f"{fig['simulated_win_rate']:.4f} +- {fig['simulated_ci99']:.4f} (99%), "
+            f"exact {fig['vs_optimal_seat0']:.4f}"
+        )
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(fig, indent=2) + "\n")
