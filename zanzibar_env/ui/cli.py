@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.registry import load_object
-from ..extras import MissingExtraError
+from ..extras import MissingExtraError, requires_extra
 
 #: command -> (module whose ``main(argv)`` runs it, the extra it needs, one line of help)
 COMMANDS: dict[str, tuple[str, str | None, str]] = {
@@ -58,10 +58,11 @@ def run_command(name: str, argv: Sequence[str]) -> int:
     module_name, extra, _text = COMMANDS[name]
     try:
         module = load_object(module_name, what=f"zanzibar {name}", extra=extra)
+        with requires_extra(extra, f"zanzibar {name}"):  # modules the command imports when it runs
+            code = module.main(list(argv))
     except (MissingExtraError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    code = module.main(list(argv))
     return int(code or 0)
 
 
