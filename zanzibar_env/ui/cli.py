@@ -11,6 +11,7 @@
     zanzibar exact-eval --agent greedy                   # train.exact_eval
     zanzibar tournament --agents random,greedy,optimal   # train.tournament
     zanzibar solve --players 2 3 4                       # agents.solve
+    zanzibar zoo --algo ppo_mask -n 1000000              # train.rl_zoo (rl_zoo3's train)
 
 Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
 time), so a command whose extra is missing says which ``pip install`` brings it.
@@ -36,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "exact-eval": ("train.exact_eval", None, "exact 2-player values and exploitability of an agent"),
     "tournament": ("train.tournament", "tournament", "play agents against each other, with ratings"),
     "solve": ("agents.solve", None, "solve rounds exactly and cache the tables of the optimal bot"),
+    "zoo": ("train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
 }
 
 
