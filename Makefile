@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup train test test-slow lint bench sizes clean
+.PHONY: setup train test test-slow lint bench sizes docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,8 +41,12 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.tournament_speed
 	$(BIN)/python -m benchmarks.train_speed
 
+# The documentation site (mkdocs-material, API pages from the docstrings) in site/; warnings fail it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 sizes: $(STAMP)
 	$(BIN)/python -m benchmarks.install_size
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
