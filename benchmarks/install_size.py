@@ -13,6 +13,7 @@ directory (pip reaches its configured index), and prints the size of each venv's
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,20 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_wheel(tmp: Path) -> Path:
+    """The wheel, built from a copy of the sources (the checkout gets no build/ folder)."""
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("zanzibar_env", "agents", "train", "configs"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(src), "-w", str(tmp)]
+    subprocess.run(cmd, check=True)
+    (wheel,) = tmp.glob("zanzibar_env-*.whl")
+    return wheel
 
 
 def dir_size(path: Path) -> int:
@@ -55,11 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(tmp)],
-            check=True,
-        )
-        (wheel,) = tmp.glob("zanzibar_env-*.whl")
+        wheel = build_wheel(tmp)
         print(f"{'install':<8}{'site-packages MB':>18}{'install s':>11}")
         for kind in args.kinds:
             mb, seconds = measure(tmp, wheel, kind)

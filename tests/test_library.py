@@ -28,6 +28,15 @@ def _py(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_configs_are_one_folder_read_in_place() -> None:
+    """The editable install reads configs/ of the checkout itself (the wheel ships the same files)."""
+    from zanzibar_env.configs import CONFIG_DIR, RULES_DIR
+    from zanzibar_env.core import rules
+
+    assert CONFIG_DIR == ROOT / "configs" and rules.RULES_DIR == RULES_DIR == ROOT / "configs" / "rules"
+    assert sorted(p.stem for p in RULES_DIR.glob("*.yaml")) == zz.available_rulesets()
+
+
 # ---- extras -------------------------------------------------------------------------------------
 def _modules(requirements: list[str]) -> set[str]:
     """Modules installed by these requirements themselves (``zanzibar-env[other]`` is left out)."""
