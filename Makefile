@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup train test lint bench clean
+.PHONY: setup train test test-slow lint bench sizes docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,7 +23,11 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy zanzibar_env agents
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 -m "not slow"
+
+# Tests marked slow (over ~20 s each on 2 cores: RL Zoo runs); .ci/run calls this after `make test`.
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -38,5 +42,12 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.tournament_speed
 	$(BIN)/python -m benchmarks.train_speed
 
+# The documentation site (mkdocs-material, API pages from the docstrings) in site/; warnings fail it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+sizes: $(STAMP)
+	$(BIN)/python -m benchmarks.install_size
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

@@ -122,7 +122,7 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     assert run_dir.name.startswith("ZanzibarRound-v0__ppo_classic_2p__0__")
     for name in ("config.yaml", "model.zip", "best_model.zip", "eval.csv", "learning_curve.png"):
         assert (run_dir / name).is_file(), name
-    assert "exact regret against the best response" in out.stdout and "seat 2" in out.stdout
+    assert "exact regret against the best response" in out.stdout and "seat 1 (rolls second)" in out.stdout
     rows = _rows(run_dir / "eval.csv")
     assert [int(float(r["timesteps"])) for r in rows] == [0, 1024, 2048]
     assert {"random_mean", "greedy_ci95", "exploit_first", "exploit_second", "exploit_mean"} <= set(rows[0])

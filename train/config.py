@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
+from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
 from zanzibar_env.core.rules import load_ruleset
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
 #: keys whose values must come from a fixed set

@@ -45,8 +45,8 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
         ax = axes[0][0]
         secs = cols["train_seconds"]
         for key, label in (
-            ("exploit_first", "seat 1 (rolls first)"),
-            ("exploit_second", "seat 2"),
+            ("exploit_first", "seat 0 (rolls first)"),
+            ("exploit_second", "seat 1 (rolls second)"),
             ("exploit_mean", "mean over seats"),
         ):
             values = [max(v, FLOOR) for v in cols[key]]  # exact zeros drawn at the floor of the log axis

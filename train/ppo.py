@@ -251,8 +251,8 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
             print(f"  vs {bot:<10} mean return {value:+.4f} ± {last.get(bot + '_ci95', float('nan')):.4f}")
     if "exploit_mean" in last:
         print("exact regret against the best response (chips per round):")
-        print(f"  seat 1 (rolls first):  {last['exploit_first']:.5f}")
-        print(f"  seat 2 (rolls second): {last['exploit_second']:.5f}")
+        print(f"  seat 0 (rolls first):  {last['exploit_first']:.5f}")
+        print(f"  seat 1 (rolls second): {last['exploit_second']:.5f}")
         print(f"  mean over seats:       {last['exploit_mean']:.5f}")
 
 

@@ -12,15 +12,27 @@
 A factory is called as ``factory(seed=..., **options)`` (prefix factories get the argument first)
 and must return an object with ``act(view) -> int`` (see :class:`zanzibar_env.core.game.Agent`).
 Entry points are loaded lazily, on the first name that needs them.
+
+A spec ``"module:Attr"`` that names no registered bot is imported directly (``"mypkg.bots:MyBot"``),
+so a bot of your own needs no registration to play in a tournament or the terminal game. A module of
+yours that hides one of zanzibar-env's top-level packages (an ``agents.py`` in the working directory)
+makes a bot that lives there fail with one ``ValueError`` naming the file and the fix.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
+import sys
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
+from ..extras import MissingExtraError, missing_extra, requires_extra
+
 ENTRY_POINT_GROUP = "zanzibar_env.agents"
+#: ``package.module:Attr`` (the form of an entry point's value)
+_OBJECT_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 _RUNTIME: dict[str, Callable[..., Any]] = {}
 _ENTRY_POINTS: dict[str, metadata.EntryPoint] | None = None
@@ -58,19 +70,69 @@ def available_text() -> str:
     """One line naming what :func:`make_agent` accepts (used in error messages)."""
     names = ", ".join(available_agents()) or "(none installed)"
     prefixes = ", ".join(f"'{p}ARG'" for p in available_prefixes())
-    return f"available: {names}" + (f", or {prefixes}" if prefixes else "")
+    return f"available: {names}" + (f", or {prefixes}" if prefixes else "") + ", or 'module:Attr'"
+
+
+def _shadowed(module: str, error: ModuleNotFoundError) -> str | None:
+    """A one-line explanation if ``module``'s top-level package is hidden by another module, else None."""
+    top, missing = module.split(".")[0], error.name or ""
+    if missing == top or not (module == missing or module.startswith(missing + ".")):
+        return None  # the top-level name itself is missing: nothing hides it
+    found = sys.modules.get(top)
+    where = getattr(found, "__file__", None) or list(getattr(found, "__path__", [])) or "?"
+    owners = metadata.packages_distributions().get(top)
+    if not owners:
+        return None
+    return (
+        f"the module {top!r} imported from {where} hides the package {top!r} of {owners[0]} "
+        f"(it has no {missing!r}); rename your {top!r} file or folder, or run from another directory"
+    )
+
+
+def load_object(target: str, *, what: str, extra: str | None = None) -> Any:
+    """Import ``"package.module:Attr"`` (or a module, without ``:Attr``) for ``what`` (used in errors).
+
+    A module of an uninstalled extra raises :class:`~zanzibar_env.extras.MissingExtraError` (naming
+    ``extra`` if that extra brings the missing module, else whichever does); a
+    package hidden by a same-named module of the user's, a missing module or attribute raise
+    ``ValueError`` with one line saying which and how to fix it.
+    """
+    module, _, attr = target.partition(":")
+    try:
+        obj = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        clash = _shadowed(module, e)
+        if clash is not None:
+            raise ValueError(f"{what} is not available: {clash}") from None
+        err = missing_extra(e, what, extra)
+        if err is not e:
+            raise err from e
+        raise ValueError(f"{what} is not available: cannot import {module!r} ({e})") from None
+    for part in filter(None, attr.split(".")):
+        if not hasattr(obj, part):
+            raise ValueError(f"{what} is not available: {module!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
 
 
 def _factory(name: str) -> Callable[..., Any] | None:
     if name in _RUNTIME:
         return _RUNTIME[name]
     ep = _entry_points().get(name)
-    if ep is None:
+    if ep is not None:
+        target, what = ep.value.split("[")[0].strip(), f"agent {name!r}"
+    elif _OBJECT_SPEC.match(name):
+        target, what = name, f"agent {name!r}"
+    else:
         return None
     try:
-        factory = ep.load()
+        factory = load_object(target, what=what)
+    except (MissingExtraError, ValueError):
+        raise
     except Exception as e:  # a broken third-party package must not break the others
-        raise ValueError(f"agent {name!r} is not available: cannot load {ep.value} ({e})") from None
+        raise ValueError(f"{what} is not available: cannot load {target} ({e})") from None
+    if not callable(factory):
+        raise ValueError(f"{what} is not available: {target} is not callable")
     _RUNTIME[name] = factory
     return factory
 
@@ -100,7 +162,8 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
     if factory is None:
         raise ValueError(f"unknown agent {spec!r}; {available_text()}")
     try:
-        return factory(seed=seed, **options) if arg is None else factory(arg, seed=seed, **options)
+        with requires_extra(None, f"agent {spec!r}"):
+            return factory(seed=seed, **options) if arg is None else factory(arg, seed=seed, **options)
     except TypeError as e:
         raise ValueError(f"bad options for agent {spec!r}: {e}") from None
     except ValueError as e:

@@ -1,5 +1,8 @@
 """Rulesets as data: one YAML file each in ``configs/rules/``, validated into a frozen :class:`Ruleset`.
 
+The folder ships inside the package as ``zanzibar_env.configs`` (see ``configs/__init__.py``), so a
+wheel installed anywhere finds the same files as a checkout.
+
 Every option is checked: an unknown key, a wrong type or an out-of-range value raises ``ValueError``
 naming the key and the allowed values. See RULES.md for what each option means and which seed
 sentence it rests on.
@@ -20,8 +23,13 @@ from .hands import HandTable, hand_table
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 
-#: Where the shipped rulesets live (``configs/rules/<name>.yaml``).
-RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
+try:  # installed (wheel or editable): ``configs/`` is the subpackage zanzibar_env.configs
+    from ..configs import RULES_DIR as _RULES_DIR
+except ImportError:  # a bare checkout on sys.path, not installed
+    _RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
+
+#: Where the shipped rulesets live (``configs/rules/<name>.yaml``, package data of zanzibar_env.configs).
+RULES_DIR: Path = _RULES_DIR
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "hand_ranking": ("zanzibar_456", "zanzibar_421"),

@@ -6,8 +6,12 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+from ..extras import requires_extra
+
+with requires_extra("multiagent", "the PettingZoo env"):
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
 
 from . import _envutil as U
 from ..core import settlement as S

@@ -1,47 +1,80 @@
-"""The ``zanzibar`` command: ``zanzibar play ...``, ``zanzibar replay FILE ...``, ``zanzibar render ...``.
+"""The ``zanzibar`` command: one entry point for every tool of the project.
 
-Each subcommand takes the same options as its module (``python -m zanzibar_env.ui.play`` and so on).
+``zanzibar COMMAND [OPTIONS]`` runs the module named below with the same options as
+``python -m MODULE`` (``zanzibar COMMAND --help`` lists them)::
+
+    zanzibar play --opponents optimal,greedy --hint      # zanzibar_env.ui.play
+    zanzibar replay game.jsonl --step                    # zanzibar_env.ui.replay
+    zanzibar render --out frame.png --seed 3             # zanzibar_env.ui.render
+    zanzibar train --set total_timesteps=2e5             # train.ppo
+    zanzibar evaluate models/ppo_classic_2p.zip          # train.evaluate
+    zanzibar exact-eval --agent greedy                   # train.exact_eval
+    zanzibar tournament --agents random,greedy,optimal   # train.tournament
+    zanzibar solve --players 2 3 4                       # agents.solve
+    zanzibar zoo --algo ppo_mask -n 1000000              # train.rl_zoo (rl_zoo3's train)
+
+Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
+time), so a command whose extra is missing says which ``pip install`` brings it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
-from . import play
+from .. import __version__
+from ..core.registry import load_object
+from ..extras import MissingExtraError, requires_extra
 
-from . import render
-
-from . import replay
+#: command -> (module whose ``main(argv)`` runs it, the extra it needs, one line of help)
+COMMANDS: dict[str, tuple[str, str | None, str]] = {
+    "play": ("zanzibar_env.ui.play", "ui", "play a game in the terminal against bots"),
+    "replay": ("zanzibar_env.ui.replay", "ui", "step through saved games (JSON lines) and verify them"),
+    "render": ("zanzibar_env.ui.render", "ui", "write pictures of a game (PNG)"),
+    "train": ("train.ppo", "train", "train a PPO agent from a YAML config"),
+    "evaluate": ("train.evaluate", "train", "evaluate a saved model: exact figures and a tournament"),
+    "exact-eval": ("train.exact_eval", None, "exact 2-player values and exploitability of an agent"),
+    "tournament": ("train.tournament", "tournament", "play agents against each other, with ratings"),
+    "solve": ("agents.solve", None, "solve rounds exactly and cache the tables of the optimal bot"),
+    "zoo": ("train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``zanzibar`` parser with its subcommands."""
-    parser = argparse.ArgumentParser(prog="zanzibar", description="Zanzibar dice game: play, replay, render.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{play,replay,render}")
-    p = sub.add_parser("play", help="play a game in the terminal against bots", description=play.__doc__)
-    play.add_arguments(p)
-    r = sub.add_parser("replay", help="step through saved games (JSON lines)", description=replay.__doc__)
-    replay.add_arguments(r)
-    sub.add_parser(
-        "render",
-        help="write an rgb_array screenshot (see python -m zanzibar_env.ui.render -h)",
-        add_help=False,
+    """The ``zanzibar`` parser: ``--version``, ``--help`` and the list of commands."""
+    parser = argparse.ArgumentParser(
+        prog="zanzibar",
+        description="Zanzibar dice game: play, train, evaluate, solve.",
+        epilog="Run 'zanzibar COMMAND --help' for the options of a command.",
     )
+    parser.add_argument("--version", action="version", version=f"zanzibar-env {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (_module, _extra, text) in COMMANDS.items():
+        sub.add_parser(name, help=text, add_help=False)
     return parser
+
+
+def run_command(name: str, argv: Sequence[str]) -> int:
+    """Import the command's module (lazily) and run its ``main(argv)``; returns the exit code."""
+    module_name, extra, _text = COMMANDS[name]
+    try:
+        module = load_object(module_name, what=f"zanzibar {name}", extra=extra)
+        with requires_extra(extra, f"zanzibar {name}"):  # modules the command imports when it runs
+            code = module.main(list(argv))
+    except (MissingExtraError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return int(code or 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``zanzibar`` console script."""
-    import sys
-
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] == "render":
-        return render.main(args_list[1:])
-    args = build_parser().parse_args(args_list)
-    if args.command == "play":
-        return play.run(args)
-    return replay.run(args)
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in COMMANDS:
+        return run_command(args[0], args[1:])
+    build_parser().parse_args(args)  # --help, --version, or an error naming the commands
+    return 2
 
 
 if __name__ == "__main__":

@@ -16,9 +16,12 @@ import argparse
 import itertools
 from collections.abc import Callable, Sequence
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from ..extras import requires_extra
+
+with requires_extra("ui", "zanzibar play"):
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
 
 from ..core.dice import RandomDice
 from ..core.engine import STOP, View

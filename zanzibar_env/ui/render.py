@@ -19,7 +19,10 @@ from functools import lru_cache, cache
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from ..extras import requires_extra
+
+with requires_extra("ui", "rendering pictures"):
+    from PIL import Image, ImageDraw, ImageFont
 
 from ..core.engine import STOP, RoundSnapshot, RoundState, View, mask_from_keep
 from ..core.game import GameState

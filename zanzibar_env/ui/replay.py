@@ -16,7 +16,10 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from rich.console import Console
+from ..extras import requires_extra
+
+with requires_extra("ui", "zanzibar replay"):
+    from rich.console import Console
 
 from ..core.game import replay_game
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text

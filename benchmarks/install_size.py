@@ -1,0 +1,82 @@
+"""Install sizes: the wheel with its core dependencies, with every extra, and the development lock.
+
+``python -m benchmarks.install_size`` builds the wheel, installs it into fresh venvs in a temporary
+directory (pip reaches its configured index), and prints the size of each venv's site-packages
+(``du``-style: the sum of file sizes) and how long the install took:
+
+* ``empty``: a new venv (pip itself), the baseline;
+* ``core``: ``pip install zanzibar-env`` (numpy, PyYAML, gymnasium);
+* ``all``: ``pip install "zanzibar-env[all]"`` (PettingZoo, rich, pillow, torch, SB3, ...);
+* ``lock``: ``pip install -r requirements.lock`` and the wheel, what ``make`` installs (with dev tools).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_wheel(tmp: Path) -> Path:
+    """The wheel, built from a copy of the sources (the checkout gets no build/ folder)."""
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("zanzibar_env", "agents", "train", "configs"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(src), "-w", str(tmp)]
+    subprocess.run(cmd, check=True)
+    (wheel,) = tmp.glob("zanzibar_env-*.whl")
+    return wheel
+
+
+def dir_size(path: Path) -> int:
+    """Bytes of all regular files under ``path``."""
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _pip(python: Path, *args: str) -> None:
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *args], check=True)
+
+
+def measure(tmp: Path, wheel: Path, kind: str) -> tuple[float, float]:
+    """``(MB, seconds)`` of the site-packages of a fresh venv holding install ``kind``."""
+    venv = tmp / kind
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    start = time.perf_counter()
+    if kind == "core":
+        _pip(python, str(wheel))
+    elif kind == "all":
+        _pip(python, f"{wheel}[all]")
+    elif kind == "lock":
+        _pip(python, "-r", str(ROOT / "requirements.lock"))
+        _pip(python, "--no-deps", str(wheel))
+    seconds = time.perf_counter() - start
+    (site,) = venv.glob("lib/python*/site-packages")
+    return dir_size(site) / 1e6, seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.install_size", description=__doc__.splitlines()[0])
+    p.add_argument("--kinds", nargs="+", default=["empty", "core", "all", "lock"])
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        wheel = build_wheel(tmp)
+        print(f"{'install':<8}{'site-packages MB':>18}{'install s':>11}")
+        for kind in args.kinds:
+            mb, seconds = measure(tmp, wheel, kind)
+            print(f"{kind:<8}{mb:>18.1f}{seconds:>11.1f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The wheel works anywhere: built from this checkout, installed with the core dependencies only into a
+fresh venv in a temporary directory, and played from there through ``gym.make``.
+
+Building and installing reach the package index (pip's configured one); about 30 s on the 2-core CI
+machine (`pytest tests/test_wheel.py --durations=0` prints it).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from benchmarks.install_size import build_wheel
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_PLAY = """
+import sys
+from importlib.util import find_spec
+import numpy as np
+import gymnasium as gym
+import zanzibar_env as zz
+from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.extras import MissingExtraError
+
+assert "site-packages" in zz.__file__, zz.__file__  # the installed copy, not a checkout
+assert {"classic", "lives", "alt_chips", "simple_scoring"} <= set(zz.available_rulesets())
+assert (CONFIG_DIR / "ppo_classic_2p.yaml").is_file()
+for spec in ("random", "greedy", ["optimal", "escape"]):
+    env = gym.make("Zanzibar-v0", opponents=spec, num_players=3, max_rounds=3)
+    obs, info = env.reset(seed=0)
+    done, steps = False, 0
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[-1])
+        obs, reward, terminated, truncated, info = env.step(action)
+        done, steps = terminated or truncated, steps + 1
+    assert steps > 0
+extra = [m for m in ("torch", "stable_baselines3", "pettingzoo", "rich", "PIL") if find_spec(m)]
+assert not extra, extra  # the core install is numpy, pyyaml, gymnasium only
+try:
+    import zanzibar_env.envs.multiagent  # noqa: F401
+except MissingExtraError as e:
+    assert 'pip install "zanzibar-env[multiagent]"' in str(e), e
+else:
+    raise AssertionError("the PettingZoo env imported without pettingzoo")
+print("played")
+"""
+
+
+def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, f"{cmd}\n{out.stdout}\n{out.stderr}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding the wheel and its core dependencies only; returns its bin directory."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    wheel = build_wheel(tmp)  # from a copy of the sources: no stale build/ of the checkout, none left
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "zanzibar_env/configs/rules/classic.yaml" in names
+    assert not [n for n in names if n.startswith(("configs/", "tests/"))], "stray top-level data"
+    _run([sys.executable, "-m", "venv", str(tmp / "venv")], tmp)
+    bin_dir = tmp / "venv" / "bin"
+    _run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], tmp)
+    return bin_dir
+
+
+def test_wheel_plays_a_game_with_core_dependencies_only(core_venv: Path, tmp_path: Path) -> None:
+    """One test (not several) so that pytest-xdist builds the venv once."""
+    import zanzibar_env
+
+    out = _run([str(core_venv / "python"), "-c", _PLAY], tmp_path)
+    assert out.stdout.strip() == "played"
+    version = _run([str(core_venv / "zanzibar"), "--version"], tmp_path)
+    assert version.stdout.strip() == f"zanzibar-env {zanzibar_env.__version__}"
+    solved = _run([str(core_venv / "zanzibar"), "solve", "--players", "2", "--no-cache"], tmp_path)
+    assert "seat 0: +" in solved.stdout
+    play = subprocess.run(
+        [str(core_venv / "zanzibar"), "play"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert play.returncode == 1
+    assert 'pip install "zanzibar-env[ui]"' in play.stderr, play.stderr
