@@ -18,6 +18,10 @@ from .hands import HandTable, hand_table
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
+#: Hard cap on the rounds of one game. Validation rejects rulesets under which a game cannot end (no
+#: chip ever changes hands); anything else that runs this long (e.g. huge stacks paid one chip at a
+#: time) is truncated here by every engine-driven loop, even when ``max_rounds`` is ``None``.
+MAX_GAME_ROUNDS = 100_000
 
 #: Where the shipped rulesets live (``configs/rules/<name>.yaml``).
 RULES_DIR = Path(__file__).resolve().parents[2] / "configs" / "rules"
@@ -37,6 +41,40 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "lives_lost": (1, 100),
 }
 _CHIP_CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
+
+
+class FrozenDict(dict[Any, Any]):
+    """A read-only, hashable ``dict`` (ruleset options that are mappings, such as ``payments``).
+
+    It is a ``dict`` (``isinstance``, ``json.dumps`` and equality with plain dicts work), but every
+    mutating method raises ``TypeError``, so a ruleset shared by every ``load_ruleset`` call cannot be
+    changed through one of them.
+    """
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ruleset options are read-only; use Ruleset.replace(...) for a changed copy")
+
+    __setitem__ = __delitem__ = __ior__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+
+def _freeze(value: Any) -> Any:
+    """Mappings (also nested) as :class:`FrozenDict`; other values unchanged."""
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    return value
 
 
 @dataclass(frozen=True)
@@ -64,6 +102,9 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         _validate(self)
+        _check_game_ends(self)
+        for f in dataclasses.fields(self):  # immutable and hashable: mappings become FrozenDicts
+            object.__setattr__(self, f.name, _freeze(getattr(self, f.name)))
 
     @property
     def table(self) -> HandTable:
@@ -97,12 +138,18 @@ class Ruleset:
             raise ValueError(f"{source}: {e}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """All options as a plain mapping (round-trips through :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
+        """All options as a plain, fresh mapping (round-trips through :meth:`from_dict`)."""
+        return {f.name: _thaw(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some options changed (validated)."""
         return Ruleset.from_dict({**self.to_dict(), **changes}, source=f"ruleset {self.name!r}")
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
+    return value
 
 
 def _check_type(key: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
@@ -150,6 +197,14 @@ def _validate(r: Ruleset) -> None:
     if r.payment == "highest_hand" or r.payment == "own_hand":
         if r.hand_ranking != "zanzibar_456":
             raise ValueError("chip payments by category need hand_ranking 'zanzibar_456'")
+
+
+def _check_game_ends(r: Ruleset) -> None:
+    """Reject rulesets under which no game can end; :data:`MAX_GAME_ROUNDS` truncates the rest."""
+    if r.max_rounds is not None and r.max_rounds > MAX_GAME_ROUNDS:
+        raise ValueError(f"option 'max_rounds' must be at most {MAX_GAME_ROUNDS}, got {r.max_rounds!r}")
+    if r.stake == "chips" and not any(r.payments.values()):
+        raise ValueError("option 'payments': every category pays 0 chips, so no game could ever end")
 
 
 def available_rulesets() -> list[str]:
