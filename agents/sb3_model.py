@@ -113,7 +113,7 @@ def _load_safe(p: Path) -> LoadedModel:
     if algo == "PPO" and "clip_range" not in data:
         algo = "A2C"
     if data.get("use_sde"):
-        raise ValueError(f"gSDE policies are not supported by the safe loader")
+        raise ValueError("gSDE policies are not supported by the safe loader")
     obs_space = _box(data.get("observation_space"), p)
     act_space = _discrete(data.get("action_space"), p)
     kwargs = _policy_kwargs(data.get("policy_kwargs", {}), p)
@@ -156,13 +156,13 @@ def _read_zip(p: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ValueError(f"the 'data' entry is not JSON ({_first_line(e)})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"the 'data' entry is not a JSON object")
+        raise ValueError("the 'data' entry is not a JSON object")
     try:
         weights = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds on a bad or hostile file; none runs code here
         raise ValueError(f"policy.pth is not a plain weights file ({_first_line(e)})") from None
     if not isinstance(weights, dict) or not all(isinstance(v, torch.Tensor) for v in weights.values()):
-        raise ValueError(f"policy.pth is not a state dict of tensors")
+        raise ValueError("policy.pth is not a state dict of tensors")
     return data, weights
 
 
@@ -203,7 +203,7 @@ def _box(entry: Any, p: Path) -> Any:
     from gymnasium import spaces
 
     if not isinstance(entry, dict) or "gymnasium.spaces.box.Box" not in str(entry.get(":type:")):
-        raise ValueError(f"observation space is not a gymnasium Box")
+        raise ValueError("observation space is not a gymnasium Box")
     shape = entry.get("_shape")
     if not isinstance(shape, list) or not all(_is_int(s) and 0 < s <= 1 << 20 for s in shape) or not shape:
         raise ValueError(f"bad observation shape {shape!r}")
@@ -228,7 +228,7 @@ def _discrete(entry: Any, p: Path) -> Any:
     from gymnasium import spaces
 
     if not isinstance(entry, dict) or "gymnasium.spaces.discrete.Discrete" not in str(entry.get(":type:")):
-        raise ValueError(f"action space is not a gymnasium Discrete")
+        raise ValueError("action space is not a gymnasium Discrete")
     try:
         n, start = int(str(entry.get("n"))), int(str(entry.get("start", 0)))
     except ValueError:
@@ -241,7 +241,7 @@ def _discrete(entry: Any, p: Path) -> Any:
 def _policy_kwargs(entry: Any, p: Path) -> dict[str, Any]:
     """``policy_kwargs`` from their JSON form, classes resolved only from :data:`KNOWN_CLASSES`."""
     if not isinstance(entry, dict):
-        raise ValueError(f"policy_kwargs is not a mapping")
+        raise ValueError("policy_kwargs is not a mapping")
     items = {k: v for k, v in entry.items() if k not in (":type:", ":serialized:")}
     out: dict[str, Any] = {}
     for key, value in items.items():

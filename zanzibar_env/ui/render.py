@@ -6,23 +6,25 @@ the roll limit, the hand to beat (lowest so far) and the highest so far, every p
 lives and hand this round, the last round's result, and the winner once the game is over. ``seat`` is
 the seat to highlight (the agent's, in the Gymnasium env).
 
-Run ``python -m zanzibar_env.ui.render --out docs/frame.png --seed 3`` to write a screenshot.
+Run ``python -m zanzibar_env.ui.render --out frame.png --seed 3`` to write a screenshot (an existing
+file is replaced only with ``--force``).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, cache
-from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..core.engine import STOP, RoundState, View, mask_from_keep
 from ..core.game import GameState
+from ..core.safe_io import atomic_write_bytes, check_output
 from .narrate import describe_result, describe_round, seat_names
 
 WIDTH, HEIGHT = 640, 400
@@ -320,15 +322,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..core.rules import load_ruleset
 
     p = argparse.ArgumentParser(prog="python -m zanzibar_env.ui.render", description=main.__doc__)
-    p.add_argument("--out", default="docs/frame.png", help="PNG file for a mid-game frame")
+    p.add_argument("--out", default="frame.png", help="PNG file for a mid-game frame")
     p.add_argument("--final", default=None, help="PNG file for the frame of the finished game (optional)")
     p.add_argument("--seed", type=int, default=3, help="dice and bot seed")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--players", type=int, default=4, help="table size 2-8")
     p.add_argument("--round", type=int, default=3, help="show a position from this round on")
     p.add_argument("--agent", default="greedy", help="bot for every seat (falls back to random if unknown)")
+    p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:
+        check_output(args.out, force=args.force, what="--out")
+        if args.final:
+            check_output(args.final, force=args.force, what="--final")
         game = GameState(load_ruleset(args.ruleset), args.players, RandomDice(args.seed))
         policy = _bot(args.agent, args.seed)
     except (ValueError, ImportError) as e:
@@ -372,9 +378,9 @@ def _bot(name: str, seed: int) -> Callable[[View], int]:
 
 
 def _save(frame: np.ndarray, path: str) -> None:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(frame).save(out)
+    buf = io.BytesIO()
+    Image.fromarray(frame).save(buf, format="PNG")
+    atomic_write_bytes(path, buf.getvalue())
 
 
 if __name__ == "__main__":
