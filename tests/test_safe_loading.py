@@ -242,7 +242,7 @@ def test_interrupted_training_saves_a_checkpoint_and_resumes(tmp_path: Path) -> 
         time.sleep(0.2)  # the first evaluation (at step 0) has been written: training is under way
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=90)
+    _, err = proc.communicate(timeout=90)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted by SIGINT" in err
     assert err.strip().splitlines()[-1].startswith("interrupted by SIGINT at step")  # one line, last

@@ -166,6 +166,8 @@ def check_record(rec: GameRecord) -> GameRecord:
     if rec.seed is not None and (not isinstance(rec.seed, int) or isinstance(rec.seed, bool)):
         raise ValueError(f"seed must be null or an integer, got {rec.seed!r}")
     _ints([rec.first_seat], "first_seat", 0, n - 1)
+    if not isinstance(rec.truncated, bool):
+        raise ValueError(f"truncated must be true or false, got {rec.truncated!r}")
     _ints(rec.final_stacks, "final_stacks")
     _ints(rec.winners, "winners", 0, n - 1)
     for k, r in enumerate(rec.rounds, 1):
@@ -173,8 +175,15 @@ def check_record(rec: GameRecord) -> GameRecord:
         _ints(r.stacks_before, f"round {k}: stacks_before")
         _ints(r.stacks_after, f"round {k}: stacks_after")
         _ints(r.dice_drawn, f"round {k}: dice_drawn", 1, 6)
+        _ints([r.roll_limit, r.winner], f"round {k}: roll_limit/winner", -1)
+        _ints(r.transfers, f"round {k}: transfers")
+        if not isinstance(r.ended_by_zanzibar, bool) or not isinstance(r.rolloffs, list):
+            raise ValueError(f"round {k}: ended_by_zanzibar must be true/false and rolloffs a list")
         for t in r.turns:
             _ints([t.seat], f"round {k}: turn seat", 0, n - 1)
+            _ints([*t.hand, t.rank], f"round {k}: hand", -1)
+            if not isinstance(t.category, str):
+                raise ValueError(f"round {k}: category must be a string")
             _ints(t.actions, f"round {k}: actions", 0, 7)
             if not isinstance(t.rolls, list) or not all(isinstance(d, list) for d in t.rolls):
                 raise ValueError(f"round {k}: rolls must be lists of dice")

@@ -251,11 +251,13 @@ def _read_ruleset_file(path: Path) -> Ruleset:
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
-    with path.open() as f:
-        try:
-            data = yaml.safe_load(f)
-        except yaml.YAMLError as e:
-            raise ValueError(f"{path}: not valid YAML: {e}") from None
+    if not path.is_file():
+        raise ValueError(f"ruleset file {str(path)!r} is not a file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{path}: not valid YAML ({reason})") from None
     rules = Ruleset.from_dict(data, source=str(path))
     _FILE_CACHE[key] = rules
     return rules
