@@ -78,7 +78,7 @@ def ruleset_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]
         d = copy.deepcopy(base)
         for _ in range(int(rng.integers(1, 4))):
             key = _pick(rng, [*keys, "payments.points", "unknown"])
-            if key.startswith("payments."):
+            if key.startswith("payments.") and isinstance(d["payments"], dict):
                 d["payments"][key[9:]] = _pick(rng, HOSTILE_VALUES)
             else:
                 d[key] = _pick(rng, HOSTILE_VALUES)
@@ -173,7 +173,8 @@ def _bad_data_entry(rng: np.random.Generator) -> bytes:
 
 
 # ---- replay records -------------------------------------------------------------------------------
-_BENIGN = {("ruleset", "description"), ("ruleset", "name")}
+#: Record fields whose change leaves a 4-round chips game the same game (unused by its rules).
+_BENIGN = {("ruleset", "description"), ("ruleset", "name"), ("ruleset", "lives_lost")}
 
 
 def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -215,6 +216,15 @@ def _replay(path: Path) -> int:
     return code
 
 
+def harmless_change(where: tuple[Any, ...], old: Any, new: Any, rounds: int) -> bool:
+    """Whether replacing ``old`` by ``new`` at ``where`` leaves a chips game of ``rounds`` rounds the same
+    game (same value and type, an option its rules do not use, or a seed claim dropped)."""
+    if type(old) is type(new) and (old == new or (isinstance(old, float) and math.isnan(old))):
+        return True
+    unused_cap = where == ("ruleset", "max_rounds") and type(new) is int and new >= rounds
+    return tuple(where[:2]) in _BENIGN or unused_cap or (where == ("seed",) and new is None)
+
+
 def record_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     """Curated bad replay files, then records with one value replaced (exit 0 only if harmless)."""
     from zanzibar_env.core.game import play_game
@@ -253,8 +263,7 @@ def record_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         where = paths[int(rng.integers(len(paths)))]
         new = _pick(rng, [*HOSTILE_VALUES, 99, 7, 1, 20])
         old = _set(d, where, new)
-        same = type(old) is type(new) and old == new
-        bad = not same and tuple(where[:2]) not in _BENIGN and not (where == ("seed",) and new is None)
+        bad = not harmless_change(where, old, new, len(good["rounds"]))
         path = tmp / f"replay_{k}.jsonl"
         path.write_text(json.dumps(d))
         yield Case(f"replay mutation {k} {where}={new!r}", lambda p=path: _replay(p), bad=bad)
@@ -359,6 +368,7 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ("train.evaluate", [str(model), "--games", "0"]),
         ("train.evaluate", [str(model), "--games", "-3"]),
         ("train.evaluate", [str(model), "--export", str(model)]),
+        ("train.evaluate", [str(model), "--export", str(work / "out.json")]),
         ("train.evaluate", [str(model), "--export", str(work / "x.zip"), "--json", str(precious)]),
         ("train.evaluate", [str(model), "--json", str(work / "missing" / "x.json")]),
         ("train.evaluate", [str(old_out)]),  # a directory without model.zip

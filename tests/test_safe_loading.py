@@ -275,3 +275,16 @@ def test_zip_bomb_guard_refuses_huge_entries(tmp_path: Path, monkeypatch: pytest
     monkeypatch.undo()
     with pytest.raises(ValueError, match="cannot load"):
         load_model(tmp_path / "list.zip")
+
+
+def test_signal_guard_turns_sigterm_into_a_flag() -> None:
+    import os
+    import signal
+
+    from train.faults import SignalGuard
+
+    before = signal.getsignal(signal.SIGTERM)
+    with SignalGuard() as guard:
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert guard.caught and guard.name == "SIGTERM" and guard.exit_code == 143
+    assert signal.getsignal(signal.SIGTERM) == before

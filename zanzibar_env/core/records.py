@@ -47,8 +47,13 @@ class RoundRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RoundRecord:
         d = dict(d)
-        d["turns"] = [TurnRecord(**t) for t in d.get("turns", [])]
-        d["rolloffs"] = [{int(k): v for k, v in r.items()} for r in d.get("rolloffs", [])]
+        turns, rolloffs = d.get("turns", []), d.get("rolloffs", [])
+        if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+            raise ValueError("turns must be a list of objects")
+        if not isinstance(rolloffs, list) or not all(isinstance(r, dict) for r in rolloffs):
+            raise ValueError("rolloffs must be a list of objects")
+        d["turns"] = [TurnRecord(**t) for t in turns]
+        d["rolloffs"] = [{int(k): v for k, v in r.items()} for r in rolloffs]
         return cls(**d)
 
 
@@ -73,7 +78,10 @@ class GameRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameRecord:
         d = dict(d)
-        d["rounds"] = [RoundRecord.from_dict(r) for r in d.get("rounds", [])]
+        rounds = d.get("rounds", [])
+        if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
+            raise ValueError("rounds must be a list of objects")
+        d["rounds"] = [RoundRecord.from_dict(r) for r in rounds]
         return cls(**d)
 
     def to_json(self) -> str:
