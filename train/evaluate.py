@@ -161,7 +161,7 @@ def format_tournament(rows: list[dict[str, Any]]) -> str:
 def export_paths(model_path: Path, out: str, force: bool) -> Path:
     """The export target ``out`` (a zip) after checking it and its ``.json`` may be written."""
     if Path(out).suffix != ".zip":
-        raise ValueError(f"--export {out!r} must name a .zip file (its description goes to the same name .json)")
+        raise ValueError(f"--export {out!r} must name a .zip file (its description goes beside it as .json)")
     dst = check_output(out, force=force, what="--export")
     check_output(dst.with_suffix(".json"), force=force, what="--export description")
     src = model_path.resolve()

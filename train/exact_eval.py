@@ -19,6 +19,7 @@ from typing import Any
 from agents.exact import exploitability
 from agents.registry import make_agent
 from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.core.safe_io import atomic_write_text, check_output
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -27,6 +28,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     return p.parse_args(argv)
 
 
@@ -64,14 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad agent or ruleset)."""
     args = parse_args(argv)
     try:
+        if args.json is not None:
+            check_output(args.json, force=args.force, what="--json")
         fig = evaluate(args.agent, args.ruleset, args.seed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(report(fig))
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(fig, indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(fig, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 
