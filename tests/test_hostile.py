@@ -102,3 +102,20 @@ def test_mutated_record_never_replays_as_valid(
     path = tmp_path_factory.mktemp("rec") / "r.jsonl"
     path.write_text(json.dumps(d))
     _check(Case(f"record {where}={new!r}", lambda: _replay(path), bad=not benign))
+
+
+def test_every_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ruleset under which no chip moves is refused; anything long is truncated at the hard cap."""
+    from train import tournament
+    from zanzibar_env import load_ruleset
+    from zanzibar_env.core.rules import MAX_GAME_ROUNDS
+
+    zero = dict.fromkeys(load_ruleset("classic").payments, 0)
+    with pytest.raises(ValueError, match="no game could ever end"):
+        load_ruleset("classic", payments=zero)
+    with pytest.raises(ValueError, match="max_rounds"):
+        load_ruleset("classic", max_rounds=MAX_GAME_ROUNDS + 1)
+    monkeypatch.setattr(tournament, "MAX_GAME_ROUNDS", 3)
+    huge = load_ruleset("classic", starting_stack=10_000)
+    result = tournament.run_tournament(["random", "greedy"], players=2, games=2, ruleset=huge, progress=False)
+    assert all(g["rounds"] == 3 and g["truncated"] for g in result.games)

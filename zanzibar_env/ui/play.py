@@ -28,7 +28,7 @@ from .play_help import Hinter, hold_mask_text
 from ..core.records import TurnRecord, check_replay_file
 from ..core.registry import make_agent
 from .render import held_mask
-from ..core.rules import load_ruleset
+from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -240,7 +240,8 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
     bots: dict[int, Callable[[View], int]] = {}
     for seat, spec in zip(range(1, n), itertools.cycle(specs)):
         bots[seat] = make_agent(spec, seed=None if seed is None else seed + seat).act
-    game = GameState(rules, n, RandomDice(seed), first_seat=0, seed=seed)
+    cap = rules.max_rounds or MAX_GAME_ROUNDS  # every game ends (rules.py)
+    game = GameState(rules, n, RandomDice(seed), first_seat=0, max_rounds=cap, seed=seed)
     hinter = Hinter(rules) if args.hint else None
     if hinter is not None and hinter.problem:
         console.print(hinter.problem, style="red", markup=False)

@@ -319,7 +319,7 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
 def main(argv: Sequence[str] | None = None) -> int:
     """Write an ``rgb_array`` frame (and optionally a game-over one) as PNG; print its text and the speed."""
     from ..core.dice import RandomDice
-    from ..core.rules import load_ruleset
+    from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
     p = argparse.ArgumentParser(prog="python -m zanzibar_env.ui.render", description=main.__doc__)
     p.add_argument("--out", default="frame.png", help="PNG file for a mid-game frame")
@@ -335,7 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_output(args.out, force=args.force, what="--out")
         if args.final:
             check_output(args.final, force=args.force, what="--final")
-        game = GameState(load_ruleset(args.ruleset), args.players, RandomDice(args.seed))
+        rules = load_ruleset(args.ruleset)
+        cap = rules.max_rounds or MAX_GAME_ROUNDS  # every game ends (rules.py)
+        game = GameState(rules, args.players, RandomDice(args.seed), max_rounds=cap)
         policy = _bot(args.agent, args.seed)
     except (ValueError, ImportError) as e:
         p.error(str(e))
@@ -355,9 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View], int]) -> None:
     """Print the mean time of ``render_rgb`` over every decision of a fresh game (as a video would)."""
     from ..core.dice import RandomDice
-    from ..core.rules import load_ruleset
+    from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
-    game = GameState(load_ruleset(ruleset), players, RandomDice(seed + 1))
+    rules = load_ruleset(ruleset)
+    game = GameState(rules, players, RandomDice(seed + 1), max_rounds=rules.max_rounds or MAX_GAME_ROUNDS)
     frames, spent = 0, 0.0
     while not game.done and frames < 2000:
         t0 = time.perf_counter()
