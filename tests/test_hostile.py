@@ -119,3 +119,35 @@ def test_every_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     huge = load_ruleset("classic", starting_stack=10_000)
     result = tournament.run_tournament(["random", "greedy"], players=2, games=2, ruleset=huge, progress=False)
     assert all(g["rounds"] == 3 and g["truncated"] for g in result.games)
+
+
+def test_ruleset_is_immutable_hashable_and_takes_numpy_ints() -> None:
+    import pickle
+
+    from zanzibar_env import load_ruleset
+
+    rules = load_ruleset("classic")
+    with pytest.raises(TypeError, match="read-only"):
+        rules.payments["points"] = 0  # type: ignore[index]
+    assert load_ruleset("classic").payments["points"] == 1
+    assert hash(rules) == hash(load_ruleset("classic").replace(description=rules.description))
+    assert {rules: 1}[pickle.loads(pickle.dumps(rules))] == 1
+    assert rules.to_dict()["payments"] == dict(rules.payments) and type(rules.to_dict()["payments"]) is dict
+    small = load_ruleset("classic", starting_stack=np.int64(9))
+    assert small.starting_stack == 9 and type(small.starting_stack) is int
+    for bad in (True, np.float64(9.0), 9.5, "9"):
+        with pytest.raises(ValueError, match="starting_stack"):
+            load_ruleset("classic", starting_stack=bad)
+
+
+def test_numpy_seed_in_a_record_and_strict_dice() -> None:
+    from zanzibar_env import load_ruleset
+    from zanzibar_env.core.game import play_game
+
+    rec = play_game("classic", seed=np.int64(4), max_rounds=2)
+    assert json.loads(rec.to_json())["seed"] == 4
+    rules = load_ruleset("classic")
+    assert rules.score(np.array([6, 5, 4])).category == "zanzibar"
+    for dice in ([4.9, 5, 6], "456", {4: 1, 5: 1, 6: 1}, {4, 5, 6}, [True, 5, 6]):
+        with pytest.raises(ValueError, match=r"dice|die"):
+            rules.score(dice)

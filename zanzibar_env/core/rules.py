@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from .hands import HandTable, hand_table
@@ -71,9 +72,11 @@ class FrozenDict(dict[Any, Any]):
 
 
 def _freeze(value: Any) -> Any:
-    """Mappings (also nested) as :class:`FrozenDict`; other values unchanged."""
+    """Mappings (also nested) as :class:`FrozenDict`, numpy integers as ints; other values unchanged."""
     if isinstance(value, dict):
         return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, np.integer):
+        return int(value)
     return value
 
 
@@ -101,10 +104,10 @@ class Ruleset:
     max_rounds: int | None = None  # truncate the game after this many rounds (None = no cap)
 
     def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # numpy ints as ints; mappings as (hashable) FrozenDicts
+            object.__setattr__(self, f.name, _freeze(getattr(self, f.name)))
         _validate(self)
         _check_game_ends(self)
-        for f in dataclasses.fields(self):  # immutable and hashable: mappings become FrozenDicts
-            object.__setattr__(self, f.name, _freeze(getattr(self, f.name)))
 
     @property
     def table(self) -> HandTable:
