@@ -151,3 +151,19 @@ def test_numpy_seed_in_a_record_and_strict_dice() -> None:
     for dice in ([4.9, 5, 6], "456", {4: 1, 5: 1, 6: 1}, {4, 5, 6}, [True, 5, 6]):
         with pytest.raises(ValueError, match=r"dice|die"):
             rules.score(dice)
+
+
+def test_tournament_outputs_are_checked_first_and_never_stale(tmp_path: Path) -> None:
+    from train.tournament import main
+
+    base = ["--agents", "random,greedy", "--players", "2", "--games", "2", "--no-progress"]
+    existing = tmp_path / "file.txt"
+    existing.write_text("keep")
+    assert main([*base, "--out", str(existing)]) == 2 and existing.read_text() == "keep"
+    out = tmp_path / "res"
+    assert main([*base, "--out", str(out), "--save-games"]) == 0 and (out / "games.jsonl").is_file()
+    before = (out / "results.json").read_bytes()
+    assert main([*base, "--out", str(out)]) == 2 and (out / "results.json").read_bytes() == before
+    assert main([*base, "--out", str(out), "--force"]) == 0
+    assert not (out / "games.jsonl").exists()  # no stale games beside the new results
+    assert sorted(p.name for p in out.iterdir()) == ["games.csv", "results.json", "tournament.png"]
