@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from types import FrameType
@@ -23,7 +24,8 @@ _EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 class SignalGuard:
     """While entered (main thread only), SIGINT/SIGTERM set :attr:`caught` instead of killing the run.
 
-    A second signal of either kind restores the default behaviour and re-raises it (a forced stop).
+    A second signal of either kind stops the process at once (exit 130 / 143, one line, no
+    checkpoint): the way out of a long evaluation.
     """
 
     def __init__(self) -> None:
@@ -43,10 +45,11 @@ class SignalGuard:
         return _EXIT_CODES.get(signal.Signals(self.signum), 1) if self.signum is not None else 0
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is not None:  # second signal: stop now
-            self.__exit__()
-            signal.raise_signal(signum)
-            return
+        if self.signum is not None:  # second signal: stop now, without a checkpoint
+            name = signal.Signals(signum).name
+            print(f"second {name}: stopped at once, no checkpoint saved since the last one", file=sys.stderr)
+            sys.stderr.flush()
+            os._exit(_EXIT_CODES.get(signal.Signals(signum), 1))
         self.signum = signum
 
     def __enter__(self) -> SignalGuard:
