@@ -88,13 +88,16 @@ def test_crafted_pickle_never_runs_on_any_load_path(evil: tuple[Path, Path, Path
     assert not marker.exists()
 
 
-def test_sb3_refuses_what_the_trusted_opt_in_would_run(evil: tuple[Path, Path, Path]) -> None:
-    """The opt-in (``trusted=True``) is SB3's own loader: it does run the payload, so it is opt-in."""
-    _, evil_kwargs, marker = evil
-    load_model(evil_kwargs)
+def test_trusted_opt_in_is_sb3s_pickle_loader(evil: tuple[Path, Path, Path]) -> None:
+    """Safe loading refuses the file; the documented opt-in (``trusted=True``) hands it to SB3, which
+    unpickles and so runs the payload: that is why it is only for files you made yourself."""
+    evil_class, _, marker = evil
+    with pytest.raises(ValueError, match="unsupported policy class"):
+        load_model(evil_class)
     assert not marker.exists()
-    with pytest.raises(Exception):  # noqa: B017  (SB3 fails after unpickling the payload)
-        load_model(evil_kwargs.with_name("missing.zip"), trusted=True)
+    with pytest.raises(ValueError, match="cannot load an SB3 model"):
+        load_model(evil_class, trusted=True)
+    assert marker.exists()
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
