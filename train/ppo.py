@@ -44,7 +44,13 @@ from zanzibar_env.core.rules import load_ruleset
 
 from zanzibar_env.core.safe_io import atomic_write_text
 
-from .callbacks import EntropyScheduleCallback, EvalCallback, ExploiterCallback, SelfPlayCallback
+from .callbacks import (
+    EntropyScheduleCallback,
+    EvalCallback,
+    ExploiterCallback,
+    SelfPlayCallback,
+    read_eval_csv,
+)
 from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
 from .faults import SignalGuard, StopOnSignal, save_model
 from .features import ZanzibarFeatures
@@ -222,6 +228,8 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     if changed:
         raise ValueError(f"--resume cannot change {changed}: they describe the saved model, env or eval.csv")
     load_sb3(run_dir / "model.zip")  # refuse a damaged checkpoint before anything changes
+    if (run_dir / "eval.csv").is_file():
+        read_eval_csv(run_dir / "eval.csv")  # and a damaged evaluation history
     if cfg != saved:
         save_config(cfg, run_dir / "config.yaml")
     return cfg
@@ -267,17 +275,10 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, guard: SignalGu
 
 
 def _previous_train_seconds(run_dir: Path) -> float:
-    import csv
-
+    """Training seconds of the earlier sessions of a resumed run (from its ``eval.csv``)."""
     path = run_dir / "eval.csv"
-    if not path.is_file():
-        return 0.0
-    with path.open() as fh:
-        rows = list(csv.DictReader(fh))
-    try:
-        return float(rows[-1]["train_seconds"]) if rows else 0.0
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(f"{path}: not an eval.csv written by train.ppo") from None
+    rows = read_eval_csv(path) if path.is_file() else []
+    return rows[-1]["train_seconds"] if rows else 0.0
 
 
 def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
