@@ -19,16 +19,24 @@ def check_output(path: str | Path, *, force: bool = False, what: str = "output f
 
     Refused: a directory, a missing parent directory, and an existing file unless ``force``.
     """
-    p = Path(path)
-    if str(path) == "" or p.is_dir():
-        raise ValueError(f"{what} {str(path)!r} is a directory, not a file")
+    try:
+        return _check_output(Path(path), str(path), force, what)
+    except OSError as e:  # e.g. a name too long for the file system
+        raise ValueError(f"{what} {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _check_output(p: Path, path: str, force: bool, what: str) -> Path:
+    if path == "" or "\x00" in path:
+        raise ValueError(f"{what} {path!r} is not a usable file name")
+    if p.is_dir():
+        raise ValueError(f"{what} {path!r} is a directory, not a file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise ValueError(f"{what} {str(path)!r}: directory {str(parent)!r} does not exist")
+        raise ValueError(f"{what} {path!r}: directory {str(parent)!r} does not exist")
     if p.exists() and not force:
-        raise ValueError(f"{what} {str(path)!r} already exists (use --force to overwrite it)")
+        raise ValueError(f"{what} {path!r} already exists (use --force to overwrite it)")
     if p.exists() and not p.is_file():
-        raise ValueError(f"{what} {str(path)!r} is not a regular file")
+        raise ValueError(f"{what} {path!r} is not a regular file")
     return p
 
 
