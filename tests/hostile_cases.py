@@ -257,6 +257,7 @@ def record_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     path.write_text(json.dumps(markup))
     yield Case("replay markup name", lambda p=path: _replay(p), bad=False)
     yield Case("replay directory", lambda: _replay(tmp / "adir"))
+    yield Case("replay long name", lambda: _replay(tmp / ("x" * 5000)))
     paths = _paths(good)
     for k in range(n):
         d = copy.deepcopy(good)
@@ -373,6 +374,10 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ("train.evaluate", [str(model), "--json", str(work / "missing" / "x.json")]),
         ("train.evaluate", [str(old_out)]),  # a directory without model.zip
         ("zanzibar_env.ui.render", ["--out", str(precious)]),
+        ("zanzibar_env.ui.render", ["--out", "a\x00b.png"]),
+        ("zanzibar_env.ui.render", ["--out", "x" * 5000]),
+        ("train.tournament", ["--agents", "random,greedy", "--games", "2", "--out", "x" * 5000]),
+        ("train.evaluate", [str(model), "--json", "x" * 5000]),
         ("zanzibar_env.ui.render", ["--out", str(work)]),
         ("zanzibar_env.ui.render", ["--out", str(work / "missing" / "f.png")]),
         ("zanzibar_env.ui.render", ["--players", "99", "--out", str(work / "f.png")]),
@@ -394,6 +399,8 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ["--opponents", f"ppo:{work / 'garbage.zip'}"],
         ["--players", "99"],
         ["--stack", "0"],
+        ["--save", "x" * 5000],
+        ["--save", "a\x00b"],
         ["--ruleset", str(precious)],
     ]
     before = set(work.rglob("*"))

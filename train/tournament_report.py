@@ -154,7 +154,15 @@ def check_out_dir(out: str | Path, force: bool) -> Path:
     It may not exist yet (it is created, with its parents, at the end); an existing file is refused,
     and so is a directory already holding tournament outputs unless ``force``.
     """
-    p = Path(out)
+    try:
+        return _check_out_dir(Path(out), str(out), force)
+    except OSError as e:  # e.g. a name too long for the file system
+        raise ValueError(f"--out {str(out)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _check_out_dir(p: Path, out: str, force: bool) -> Path:
+    if out == "" or "\x00" in out:
+        raise ValueError(f"--out {out!r} is not a usable directory name")
     if p.exists() and not p.is_dir():
         raise ValueError(f"--out {str(out)!r} is a file, not a directory")
     ancestor = p

@@ -115,7 +115,15 @@ def _plain_number(value: Any) -> Any:
 def check_replay_file(path: str | Path) -> Path:
     """``path`` if a game may be appended there: a new file in an existing directory, or an existing
     JSON-lines file of game records; else ``ValueError`` (checked before a game is played)."""
-    p = Path(path)
+    try:
+        return _check_replay_file(Path(path), str(path))
+    except OSError as e:  # e.g. a name too long for the file system
+        raise ValueError(f"cannot save to {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _check_replay_file(p: Path, path: str) -> Path:
+    if path == "" or "\x00" in path:
+        raise ValueError(f"{path!r} is not a usable file name")
     if p.is_dir():
         raise ValueError(f"{str(path)!r} is a directory, not a replay file")
     if not p.parent.is_dir():
@@ -126,8 +134,15 @@ def check_replay_file(path: str | Path) -> Path:
 
 
 def load_games(path: str | Path) -> list[GameRecord]:
-    """Read every game from a JSON-lines file written by :meth:`GameRecord.save`."""
-    p = Path(path)
+    """Read every game from a JSON-lines file written by :meth:`GameRecord.save` (``ValueError`` with
+    the file and line for anything that is not one)."""
+    try:
+        return _load_games(Path(path))
+    except OSError as e:  # e.g. a name too long for the file system, or no permission
+        raise ValueError(f"cannot read {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _load_games(p: Path) -> list[GameRecord]:
     if not p.exists():
         raise ValueError(f"replay file not found: {p}")
     if not p.is_file():
