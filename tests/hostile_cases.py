@@ -128,7 +128,10 @@ def dice_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         if dice != [1, 2]:  # two faces are a valid (short) script
             yield Case(f"scripted {dice!r}", lambda d=dice: ScriptedDice(d))
     for k in range(n):
-        dice = [_pick(rng, [*HOSTILE_VALUES, 1, 3, 6, np.int64(4)]) for _ in range(int(rng.integers(2, 5)))]
+        faces: list[Any] = [1, 2, 3, 4, 5, 6, np.int64(4), np.int32(6)]
+        dice = [_pick(rng, faces) for _ in range(int(rng.integers(2, 5)))]
+        if k % 2:  # half of them with one value replaced by a hostile one
+            dice[int(rng.integers(len(dice)))] = _pick(rng, HOSTILE_VALUES)
         ok = len(dice) == 3 and all(_die(v) for v in dice)
         yield Case(f"dice {k} {dice!r}", lambda d=dice: rules.score(d), bad=not ok)
 
