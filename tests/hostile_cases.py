@@ -373,6 +373,7 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ("train.evaluate", [str(model), "--games", "-3"]),
         ("train.evaluate", [str(model), "--export", str(model)]),
         ("train.evaluate", [str(model), "--export", str(work / "out.json")]),
+        ("train.evaluate", [str(model), "--json", str(model), "--force"]),
         ("train.evaluate", [str(model), "--export", str(work / "x.zip"), "--json", str(precious)]),
         ("train.evaluate", [str(model), "--json", str(work / "missing" / "x.json")]),
         ("train.evaluate", [str(old_out)]),  # a directory without model.zip

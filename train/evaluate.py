@@ -258,15 +258,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def prepare(args: argparse.Namespace) -> tuple[Path, TrainConfig, Any, Path | None]:
     """Resolve the target, check every output path and load the model, before any evaluation."""
     model_path, cfg = resolve(args.target, args.best)
-    if args.json:
-        check_output(args.json, force=args.force, what="--json")
     out = export_paths(model_path, args.export, args.force) if args.export else None
-    if (
-        args.json
-        and out is not None
-        and Path(args.json).resolve() in (out.resolve(), out.with_suffix(".json").resolve())
-    ):
-        raise ValueError("--json and --export name the same file")
+    if args.json:
+        dst = check_output(args.json, force=args.force, what="--json").resolve()
+        taken = {model_path.resolve(), model_path.resolve().with_suffix(".json")}
+        if out is not None:
+            taken |= {out.resolve(), out.resolve().with_suffix(".json")}
+        if dst in taken:
+            raise ValueError(f"--json {args.json!r} would overwrite the model, its description or the export")
     return model_path, cfg, load_model(model_path), out
 
 
