@@ -97,8 +97,12 @@ def load_sb3(path: str | Path, *, trusted: bool = False) -> Any:
     unsupported file. ``trusted=True`` lets SB3 unpickle a file the safe reader refuses.
     """
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"no SB3 model file at {str(p)!r}")
+    try:
+        found = p.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        found = False
+    if not found:
+        raise ValueError(f"no SB3 model file at {str(p)[:200]!r}")
     try:
         return _load_safe(p)
     except ValueError as e:
