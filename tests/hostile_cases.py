@@ -382,6 +382,11 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ("zanzibar_env.ui.render", ["--out", "x" * 5000]),
         ("train.tournament", ["--agents", "random,greedy", "--games", "2", "--out", "x" * 5000]),
         ("train.evaluate", [str(model), "--json", "x" * 5000]),
+        ("train.evaluate", ["x" * 5000]),
+        ("train.ppo", ["--resume", "x" * 5000]),
+        ("train.ppo", [*ppo, "--config", "x" * 5000]),
+        ("train.tournament", ["--agents", "random,greedy", "--ruleset", "x" * 5000]),
+        ("train.tournament", ["--agents", f"random,ppo:{'x' * 5000}"]),
         ("zanzibar_env.ui.render", ["--out", str(work)]),
         ("zanzibar_env.ui.render", ["--out", str(work / "missing" / "f.png")]),
         ("zanzibar_env.ui.render", ["--players", "99", "--out", str(work / "f.png")]),
@@ -405,6 +410,8 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         ["--stack", "0"],
         ["--save", "x" * 5000],
         ["--save", "a\x00b"],
+        ["--ruleset", "x" * 5000],
+        ["--opponents", f"ppo:{'x' * 5000}"],
         ["--ruleset", str(precious)],
     ]
     before = set(work.rglob("*"))

@@ -326,8 +326,12 @@ def _load_yaml(text: str, source: str) -> Any:
 def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The keys of a config file, with its ``defaults:`` file (if any) merged underneath."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        found = False
+    if not found:
+        raise ValueError(f"config file {str(path)[:200]!r} does not exist")
     if path.resolve() in _seen:
         raise ValueError(f"config file {str(path)!r}: 'defaults:' chain loops back to itself")
     try:

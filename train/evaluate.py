@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         model_path, cfg, model, out = prepare(args)
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
         print(f"error: {e}", file=sys.stderr)
         return 2
     result = evaluate_model(model, cfg, args.games, args.seed, exact=not args.no_exact)

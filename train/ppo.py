@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 cfg = load_config(args.config, args.overrides)
                 run_dir = new_run(cfg, list(sys.argv[1:] if argv is None else argv))
-        except ValueError as e:
+        except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
             print(f"error: {e}", file=sys.stderr)
             return 2
         print(

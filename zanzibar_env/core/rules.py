@@ -228,6 +228,14 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
         raise ValueError(f"ruleset must be a name, a path, a mapping or a Ruleset, got {type(spec).__name__}")
     if not overrides and spec in _NAMED:
         return _NAMED[spec]  # shipped rulesets are parsed once per process
+    try:
+        return _load_file(spec, overrides)
+    except OSError as e:  # e.g. a name too long for the file system, or no permission
+        raise ValueError(f"ruleset {str(spec)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _load_file(spec: str | Path, overrides: dict[str, Any]) -> Ruleset:
+    """:func:`load_ruleset` for a name or a path."""
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
         named = RULES_DIR / f"{spec}.yaml"
