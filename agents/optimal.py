@@ -10,7 +10,9 @@ in batches), the rank of the best throw so far this turn, and raises ``ValueErro
 Tables are solved lazily on first use for each (ruleset options, number of active players), kept in
 memory for the process and cached on disk in ``$ZANZIBAR_CACHE_DIR`` (default ``~/.cache/zanzibar_env``)
 as ``optimal-<hash>.npz``, the hash covering the options that change play, the table size and
-:data:`agents.solver.SOLVER_VERSION`.
+:data:`agents.solver.SOLVER_VERSION`. Each file carries its format and solver version, its hash and a
+SHA-256 checksum of its arrays; a file that does not match is solved again and rewritten. Cache files
+are read with ``allow_pickle=False``: a planted pickle is refused, never run.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,15 +90,15 @@ def solved_tables(ruleset: Ruleset, n: int, cache_dir: Path | None = None, use_d
     levels: list[Level] | None = None
     if use_disk and path.exists():
         try:
-            levels = load_levels(path, n)
-        except (OSError, KeyError, ValueError):
-            levels = None  # a damaged cache file is re-solved and overwritten
+            levels = load_levels(path, n, tag=key)
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+            levels = None  # a damaged, tampered or foreign cache file is re-solved and overwritten
     if levels is None:
         levels = solve(spec)
         if use_disk:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                save_levels(path, levels)
+                save_levels(path, levels, tag=key)
             except OSError:
                 pass  # a read-only cache only costs a re-solve next time
     _MEMORY[key] = Solved(spec, levels)

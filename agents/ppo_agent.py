@@ -1,10 +1,14 @@
-"""An agent that plays a saved Stable-Baselines3 model (``ppo:PATH`` in the registry).
+"""Agents over Stable-Baselines3 models: a saved zip (``ppo:PATH`` in the registry) or a live model.
 
-The model is a ``model.zip`` saved by sb3_contrib's ``MaskablePPO`` (preferred) or SB3's ``PPO``,
-trained on the observation of :mod:`zanzibar_env.core.observation` (``float32[33]``) with 8 discrete
-actions (hold masks). It acts greedily (``deterministic=True``). A maskable model is given the legal
-actions (all 8, or re-throw all / stop without holds); a plain PPO model is not, and an illegal
-choice is replaced by 0 (re-throw all). The agent pickles as its path and reloads the model lazily.
+This is the project's one SB3 model loader and agent. :func:`load_model` reads a ``model.zip`` with
+:func:`agents.sb3_model.load_sb3`, which never unpickles (a file that would need it is refused), and
+checks it fits Zanzibar: the observation of :mod:`zanzibar_env.core.observation` (``float32[33]``) and
+8 discrete actions (hold masks). Supported algorithms: ``MaskablePPO``, ``PPO``, ``A2C``, ``DQN``.
+
+:class:`ModelAgent` plays any such model greedily (``deterministic=True``), including a live model
+during training. A maskable model is given the legal actions (all 8, or re-throw all / stop without
+holds); other models are not, and an illegal choice is replaced by 0 (re-throw all).
+:class:`PPOAgent` is a :class:`ModelAgent` over a file: it pickles as its path and reloads lazily.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_ba
 from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
+from .sb3_model import load_sb3
 
 
 def action_mask(ruleset: Ruleset) -> np.ndarray:
@@ -27,67 +32,76 @@ def action_mask(ruleset: Ruleset) -> np.ndarray:
     return legal_mask(ruleset.holds_allowed)
 
 
-def load_model(path: Path) -> tuple[Any, bool]:
-    """Load an SB3 model from ``path``; returns ``(model, maskable)``. Raises ``ValueError`` on failure."""
-    if not path.is_file():
-        raise ValueError(f"no SB3 model file at {str(path)!r}")
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3 import PPO
-
-    errors = []
-    for cls in (MaskablePPO, PPO):
-        try:
-            model = cls.load(str(path), device="cpu")
-            break
-        except Exception as e:  # SB3 raises many kinds of errors on a bad file
-            errors.append(f"{cls.__name__}: {type(e).__name__}: {e}")
-    else:
-        raise ValueError(f"cannot load an SB3 model from {str(path)!r} ({'; '.join(errors)})")
+def check_model(model: Any, source: str) -> Any:
+    """``model`` if its spaces fit Zanzibar (``Box((33,))`` in, ``Discrete(8)`` out), else ``ValueError``."""
     shape = getattr(model.observation_space, "shape", None)
     if shape != (OBS_SIZE,) or getattr(model.action_space, "n", None) != NUM_ACTIONS:
         raise ValueError(
-            f"model {str(path)!r} has observation shape {shape} and action space {model.action_space}; "
+            f"model {source!r} has observation shape {shape} and action space {model.action_space}; "
             f"a Zanzibar agent needs ({OBS_SIZE},) and Discrete({NUM_ACTIONS})"
         )
-    return model, isinstance(model.policy, MaskableActorCriticPolicy)
+    return model
 
 
-class PPOAgent(BaseAgent):
-    """Plays a saved SB3 ``MaskablePPO``/``PPO`` model greedily; ``ValueError`` if it cannot be loaded."""
+def load_model(path: str | Path, *, trusted: bool = False) -> Any:
+    """A Zanzibar model from an SB3 zip (see the module docstring); ``ValueError`` on any failure.
 
-    def __init__(self, path: str | Path, seed: int | None = None) -> None:
-        self.path = Path(path)
-        self.name = f"ppo:{path}"
-        self._model: Any = None
-        self._maskable = False
-        self._load()  # fail now, before any game, if the file is missing or bad
+    ``trusted=True`` lets SB3 unpickle a file the safe reader refuses: only for files you made.
+    """
+    return check_model(load_sb3(path, trusted=trusted), str(path))
 
-    def _load(self) -> Any:
-        if self._model is None:
-            self._model, self._maskable = load_model(self.path)
-        return self._model
 
-    def _predict(self, obs: np.ndarray, ruleset: Ruleset) -> np.ndarray:
-        model = self._load()
-        legal = action_mask(ruleset)
-        if self._maskable:
-            masks = np.tile(legal, (obs.shape[0], 1))
-            actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
-        else:
-            actions, _ = model.predict(obs, deterministic=True)
-        actions = np.asarray(actions, np.int64).reshape(-1)
-        return np.where(legal[actions], actions, 0)
+def is_maskable(model: Any) -> bool:
+    """Whether ``model`` (a :class:`~agents.sb3_model.LoadedModel` or a live SB3 model) takes masks."""
+    if hasattr(model, "maskable"):
+        return bool(model.maskable)
+    return type(getattr(model, "policy", None)).__name__ == "MaskableActorCriticPolicy"
+
+
+def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Greedy actions ``int64[B]`` of ``model`` for observations ``obs`` and legal masks ``bool[8]`` or
+    ``bool[B, 8]`` (an illegal choice of a model without masks becomes 0, re-throw all)."""
+    masks = np.broadcast_to(np.asarray(legal, bool), (obs.shape[0], NUM_ACTIONS))
+    if is_maskable(model):
+        actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
+    else:
+        actions, _ = model.predict(obs, deterministic=True)
+    actions = np.asarray(actions, np.int64).reshape(-1)
+    return np.where(masks[np.arange(len(actions)), actions], actions, 0)
+
+
+class ModelAgent(BaseAgent):
+    """Plays an in-memory SB3 model greedily (a loaded zip or a live model during training)."""
+
+    def __init__(self, model: Any, name: str = "ppo") -> None:
+        self.model = model
+        self.name = name
+
+    def _model(self) -> Any:
+        return self.model
 
     def act(self, view: View) -> int:
-        return int(self._predict(encode(view)[None, :], view.ruleset)[0])
+        return int(predict(self._model(), encode(view)[None, :], action_mask(view.ruleset))[0])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         if len(batch) == 0:
             return np.zeros(0, np.int64)
-        return self._predict(encode_batch(batch), batch.ruleset)
+        return predict(self._model(), encode_batch(batch), action_mask(batch.ruleset))
+
+
+class PPOAgent(ModelAgent):
+    """Plays a saved SB3 model file greedily; ``ValueError`` at once if it cannot be loaded."""
+
+    def __init__(self, path: str | Path, seed: int | None = None) -> None:
+        self.path = Path(path)
+        super().__init__(load_model(self.path), name=f"ppo:{path}")  # fail now, before any game
+
+    def _model(self) -> Any:
+        if self.model is None:
+            self.model = load_model(self.path)
+        return self.model
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_model"] = None  # reloaded from the path on first use
+        state["model"] = None  # reloaded from the path on first use
         return state

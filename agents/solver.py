@@ -363,28 +363,52 @@ def action_values(
     return qv
 
 
-def save_levels(path: Path, levels: list[Level]) -> None:
-    """Write the tables the agent needs (keys, policy, values; not the distributions) to an ``.npz``."""
+#: Layout version of the cache files written by :func:`save_levels`.
+CACHE_FORMAT = 2
+_LEVEL_ARRAYS = ("keys", "wlow", "wa", "wb", "policy", "value")
+
+
+def _checksum(arrays: dict[str, np.ndarray], tag: str) -> np.ndarray:
+    """SHA-256 over ``tag`` and every array's name, dtype, shape and bytes, as ``uint8[32]``."""
+    import hashlib
+
+    h = hashlib.sha256(tag.encode())
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return np.frombuffer(h.digest(), np.uint8)
+
+
+def save_levels(path: Path, levels: list[Level], tag: str = "") -> None:
+    """Write the tables the agent needs (keys, policy, values; not the distributions) to an ``.npz``,
+    with the format version, ``tag`` (what the tables are for) and a checksum; written atomically."""
     arrays: dict[str, np.ndarray] = {}
     for q, lv in enumerate(levels):
-        arrays.update({f"keys{q}": lv.keys, f"wlow{q}": lv.wlow, f"wa{q}": lv.wa, f"wb{q}": lv.wb})
-        arrays.update({f"policy{q}": lv.policy, f"value{q}": lv.value})
+        arrays.update({f"{name}{q}": getattr(lv, name) for name in _LEVEL_ARRAYS})
+    arrays["format"] = np.array([CACHE_FORMAT, SOLVER_VERSION], np.int64)
+    arrays["checksum"] = _checksum(arrays, tag)
     tmp = path.with_name(path.name + f".{np.random.default_rng().integers(1 << 30)}.tmp.npz")
-    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-    tmp.replace(path)
+    try:
+        np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def load_levels(path: Path, n: int) -> list[Level]:
-    """Read tables written by :func:`save_levels` for ``n`` players."""
-    with np.load(path) as z:
-        return [
-            Level(
-                keys=z[f"keys{q}"],
-                wlow=z[f"wlow{q}"],
-                wa=z[f"wa{q}"],
-                wb=z[f"wb{q}"],
-                policy=z[f"policy{q}"],
-                value=z[f"value{q}"],
-            )
-            for q in range(n + 1)
-        ]
+def load_levels(path: Path, n: int, tag: str = "") -> list[Level]:
+    """Read tables written by :func:`save_levels` for ``n`` players; ``ValueError`` unless the file has
+    this format and solver version, the same ``tag`` and a matching checksum (never unpickles)."""
+    names = [f"{name}{q}" for q in range(n + 1) for name in _LEVEL_ARRAYS]
+    with np.load(path, allow_pickle=False) as z:
+        if set(z.files) != {*names, "format", "checksum"}:
+            raise ValueError(f"{path}: not a solver cache for {n} players")
+        arrays = {k: z[k] for k in [*names, "format"]}
+        stored = z["checksum"]
+    if arrays["format"].tolist() != [CACHE_FORMAT, SOLVER_VERSION]:
+        raise ValueError(
+            f"{path}: cache format {arrays['format'].tolist()} is not {[CACHE_FORMAT, SOLVER_VERSION]}"
+        )
+    if not np.array_equal(stored, _checksum(arrays, tag)):
+        raise ValueError(f"{path}: checksum mismatch")
+    return [Level(**{name: arrays[f"{name}{q}"] for name in _LEVEL_ARRAYS}) for q in range(n + 1)]

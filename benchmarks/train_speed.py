@@ -24,7 +24,7 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
-from train.callbacks import build_opponents
+from train.opponents import build_opponents
 from train.config import TrainConfig, load_config
 from train.ppo import make_env, make_model, seed_everything
 

@@ -191,7 +191,7 @@ def test_ppo_agent_loads_acts_and_pickles(tmp_path: Path, maskable: bool) -> Non
         legal = set(range(8)) if ruleset.holds_allowed else {0, 7}
         assert set(single.tolist()) <= legal
     clone = pickle.loads(pickle.dumps(agent))
-    assert clone._model is None  # pickled as its path, reloaded lazily
+    assert clone.model is None  # pickled as its path, reloaded lazily
     assert [clone.act(v) for v in views] == single.tolist()
 
 
@@ -207,6 +207,9 @@ def test_ppo_agent_bad_files(tmp_path: Path) -> None:
 def test_optimal_is_lazy_and_missing_module_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
+    from zanzibar_env.core import registry
+
     monkeypatch.setitem(sys.modules, "agents.optimal", None)  # makes the import fail
+    monkeypatch.setattr(registry, "_RUNTIME", {})  # forget a factory an earlier test in this worker loaded
     with pytest.raises(ValueError, match="agent 'optimal' is not available"):
         make_agent("optimal")

@@ -10,6 +10,8 @@ is allowed. Every field carries a one-line description (``--help`` lists them).
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,26 +19,40 @@ from typing import Any
 import yaml
 
 from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
-from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS, load_ruleset
+from zanzibar_env.core.safe_io import atomic_write_text
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
-#: keys whose values must come from a fixed set
-CHOICES: dict[str, tuple[Any, ...]] = {
-    "env_id": ("ZanzibarRound-v0", "Zanzibar-v0"),
-    "reward": ("chips", "win"),
-    "algo": ("maskable_ppo", "ppo"),
-    "device": ("cpu", "cuda", "auto"),
-    "lr_schedule": ("constant", "linear"),
-    "ent_schedule": ("constant", "linear"),
-    "activation": ("tanh", "relu"),
-    "features": ("onehot", "raw"),
-}
+_ENV_IDS = ("ZanzibarRound-v0", "Zanzibar-v0")
+_BIG = 10**12  # upper bound of step counts (anything larger would never finish)
 
 
-def _f(default: Any, help: str) -> Any:
-    """A dataclass field with a default and a one-line description (``metadata["help"]``)."""
-    return field(default=default, metadata={"help": help})
+def _f(
+    default: Any,
+    help: str,
+    *,
+    choices: tuple[Any, ...] = (),
+    lo: float | None = None,
+    hi: float | None = None,
+    kind: str | None = None,
+    optional: bool = False,
+) -> Any:
+    """A config field: its default, one-line description and limits, declared once (field metadata).
+
+    ``choices``: allowed values (for a ``str`` field, the only ones; for an ``int`` field such as
+    ``seat``, allowed besides integers); ``lo``/``hi``: inclusive bounds of numbers (or of each list
+    item); ``kind``: ``bool``, ``int``, ``float``, ``str``, ``name`` (a plain file name), ``int_list``
+    or ``agent_list`` (inferred from the default when omitted); ``optional``: ``null`` is allowed.
+    """
+    meta = _meta(help, choices=choices, lo=lo, hi=hi, kind=kind or type(default).__name__, optional=optional)
+    return field(default=default, metadata=meta)
+
+
+def _meta(help: str, *, kind: str, **limits: Any) -> dict[str, Any]:
+    """Field metadata of :func:`_f` (used directly by list fields, which need a default factory)."""
+    base = {"choices": (), "lo": None, "hi": None, "optional": False}
+    return {"help": help, "kind": kind, **base, **limits}
 
 
 @dataclass
@@ -44,59 +60,110 @@ class TrainConfig:
     """Everything one PPO run needs; the resolved copy is saved as ``config.yaml`` in the run directory."""
 
     # --- environment
-    env_id: str = _f("ZanzibarRound-v0", "registered env: one round per episode or a full game")
+    env_id: str = _f(
+        "ZanzibarRound-v0", "registered env: one round per episode or a full game", choices=_ENV_IDS
+    )
     ruleset: str = _f("classic", "ruleset name from configs/rules/ (or a path to a ruleset YAML)")
-    num_players: int = _f(2, "players at the table, 2-8")
+    num_players: int = _f(2, "players at the table", lo=MIN_PLAYERS, hi=MAX_PLAYERS)
     opponents: list[str] = field(
         default_factory=lambda: ["optimal"],
-        metadata={"help": "opponents (bot names or 'ppo:PATH'): one for all seats, one per seat, or groups"},
+        metadata=_meta(
+            "opponents (bot names or 'ppo:PATH'): one for all seats, one per seat, or groups",
+            kind="agent_list",
+        ),
     )
-    seat: str | int = _f("random", "the learner's seat: an integer or 'random' (per episode)")
-    reward: str = _f("chips", "reward: 'chips' (chip/life change) or 'win' (+1/-1 at game end)")
-    max_rounds: int | None = _f(None, "truncate a full game after this many rounds (null = ruleset's)")
-    num_envs: int = _f(64, "parallel environments in the batched vector env")
+    seat: str | int = _f(
+        "random",
+        "the learner's seat: an integer or 'random' (per episode)",
+        choices=("random",),
+        lo=0,
+        kind="int",
+    )
+    reward: str = _f(
+        "chips", "reward: 'chips' (chip/life change) or 'win' (+1/-1 at game end)", choices=("chips", "win")
+    )
+    max_rounds: int | None = _f(
+        None,
+        "truncate a full game after this many rounds (null = ruleset's)",
+        lo=1,
+        hi=MAX_GAME_ROUNDS,
+        kind="int",
+        optional=True,
+    )
+    num_envs: int = _f(64, "parallel environments in the batched vector env", lo=1, hi=65536)
     # --- self-play
     self_play: bool = _f(False, "add a pool of the learner's own past checkpoints to the opponents")
-    self_play_pool: int = _f(5, "most recent checkpoints kept in the self-play pool")
-    self_play_freq: int = _f(50_000, "env steps between checkpoints added to the self-play pool")
-    self_play_prob: float = _f(0.5, "chance an episode's opponents come from the pool, not fixed bots")
-    # --- exploiters (2 players)
-    exploiter_frac: float = _f(0.0, "share of envs whose opponent is the exact best response to the learner")
-    exploiter_freq: int = _f(50_000, "env steps between recomputations of the exploiter's best responses")
-    # --- PPO
-    algo: str = _f("maskable_ppo", "'maskable_ppo' (sb3-contrib, masks illegal holds) or plain 'ppo'")
-    total_timesteps: int = _f(200_000, "environment steps (learner decisions) to train for")
-    seed: int = _f(0, "one seed for numpy, torch, the envs and the opponents")
-    learning_rate: float = _f(3e-4, "Adam step size")
-    lr_schedule: str = _f("constant", "learning-rate schedule: 'constant' or 'linear' decay to 0")
-    n_steps: int = _f(128, "steps per env per rollout (rollout = n_steps * num_envs)")
-    batch_size: int = _f(1024, "minibatch size for each gradient step")
-    n_epochs: int = _f(4, "passes over each rollout")
-    gamma: float = _f(1.0, "discount factor")
-    gae_lambda: float = _f(0.95, "GAE lambda")
-    clip_range: float = _f(0.2, "PPO clipping parameter")
-    ent_coef: float = _f(0.0, "entropy bonus coefficient (the start value with a linear schedule)")
-    ent_schedule: str = _f("constant", "entropy-coefficient schedule: 'constant' or 'linear' decay to 0")
-    vf_coef: float = _f(0.5, "value-loss coefficient")
-    max_grad_norm: float = _f(0.5, "gradient-norm clip")
-    net_arch: list[int] = field(
-        default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the policy and value MLPs"}
+    self_play_pool: int = _f(5, "most recent checkpoints kept in the self-play pool", lo=1, hi=1000)
+    self_play_freq: int = _f(
+        50_000, "env steps between checkpoints added to the self-play pool", lo=1, hi=_BIG
     )
-    activation: str = _f("tanh", "hidden activation: 'tanh' or 'relu'")
-    features: str = _f("raw", "policy input: 'raw' observation or 'onehot' (plus one-hot dice/ranks)")
+    self_play_prob: float = _f(
+        0.5, "chance an episode's opponents come from the pool, not fixed bots", lo=0, hi=1
+    )
+    # --- exploiters (2 players)
+    exploiter_frac: float = _f(
+        0.0, "share of envs whose opponent is the exact best response to the learner", lo=0, hi=1
+    )
+    exploiter_freq: int = _f(
+        50_000, "env steps between recomputations of the exploiter's best responses", lo=1, hi=_BIG
+    )
+    # --- PPO
+    algo: str = _f(
+        "maskable_ppo",
+        "'maskable_ppo' (sb3-contrib, masks illegal holds) or plain 'ppo'",
+        choices=("maskable_ppo", "ppo"),
+    )
+    total_timesteps: int = _f(200_000, "environment steps (learner decisions) to train for", lo=1, hi=_BIG)
+    seed: int = _f(0, "one seed for numpy, torch, the envs and the opponents", lo=0, hi=2**31 - 1)
+    learning_rate: float = _f(3e-4, "Adam step size", lo=0, hi=10)
+    lr_schedule: str = _f(
+        "constant",
+        "learning-rate schedule: 'constant' or 'linear' decay to 0",
+        choices=("constant", "linear"),
+    )
+    n_steps: int = _f(128, "steps per env per rollout (rollout = n_steps * num_envs)", lo=1, hi=1 << 20)
+    batch_size: int = _f(1024, "minibatch size for each gradient step", lo=2, hi=1 << 24)
+    n_epochs: int = _f(4, "passes over each rollout", lo=1, hi=1000)
+    gamma: float = _f(1.0, "discount factor", lo=0, hi=1)
+    gae_lambda: float = _f(0.95, "GAE lambda", lo=0, hi=1)
+    clip_range: float = _f(0.2, "PPO clipping parameter", lo=0, hi=10)
+    ent_coef: float = _f(
+        0.0, "entropy bonus coefficient (the start value with a linear schedule)", lo=0, hi=10
+    )
+    ent_schedule: str = _f(
+        "constant",
+        "entropy-coefficient schedule: 'constant' or 'linear' decay to 0",
+        choices=("constant", "linear"),
+    )
+    vf_coef: float = _f(0.5, "value-loss coefficient", lo=0, hi=100)
+    max_grad_norm: float = _f(0.5, "gradient-norm clip", lo=0, hi=1e6)
+    net_arch: list[int] = field(
+        default_factory=lambda: [64, 64],
+        metadata=_meta("hidden layer sizes of the policy and value MLPs", lo=1, hi=1 << 16, kind="int_list"),
+    )
+    activation: str = _f("tanh", "hidden activation: 'tanh' or 'relu'", choices=("tanh", "relu"))
+    features: str = _f(
+        "raw",
+        "policy input: 'raw' observation or 'onehot' (plus one-hot dice/ranks)",
+        choices=("onehot", "raw"),
+    )
     # --- evaluation
-    eval_freq: int = _f(50_000, "env steps between evaluations (0 = only at the end)")
-    eval_games: int = _f(200, "episodes against each baseline bot per evaluation")
+    eval_freq: int = _f(50_000, "env steps between evaluations (0 = only at the end)", lo=0, hi=_BIG)
+    eval_games: int = _f(200, "episodes against each baseline bot per evaluation", lo=1, hi=10**9)
     eval_bots: list[str] = field(
         default_factory=lambda: ["random", "greedy", "threshold", "escape", "optimal"],
-        metadata={"help": "baseline bots evaluated against (names missing from the registry are skipped)"},
+        metadata=_meta("baseline bots evaluated against (registered names or 'ppo:PATH')", kind="agent_list"),
     )
     eval_exact: bool = _f(True, "exact exploitability per seat at each evaluation (2-player only)")
     # --- bookkeeping
-    exp_name: str = _f("ppo_classic_2p", "experiment name used in the run directory")
+    exp_name: str = _f(
+        "ppo_classic_2p", "experiment name used in the run directory (letters, digits, ._-)", kind="name"
+    )
     runs_dir: str = _f("runs", "parent directory of run directories")
-    device: str = _f("cpu", "torch device")
-    torch_threads: int = _f(1, "torch.set_num_threads (1 = deterministic and fast for small MLPs)")
+    device: str = _f("cpu", "torch device", choices=("cpu", "cuda", "auto"))
+    torch_threads: int = _f(
+        1, "torch.set_num_threads (1 = deterministic and fast for small MLPs)", lo=1, hi=1024
+    )
     progress_bar: bool = _f(True, "show a tqdm/rich progress bar while training")
     tensorboard: bool = _f(True, "write TensorBoard logs to the run directory")
 
@@ -116,88 +183,101 @@ def describe_fields() -> str:
     base = TrainConfig()
     lines = []
     for name, f in FIELDS.items():
-        choice = f" {{{', '.join(map(str, CHOICES[name]))}}}" if name in CHOICES else ""
-        lines.append(f"  {name:<16} {f.metadata['help']}{choice} [default: {getattr(base, name)!r}]")
+        m = f.metadata
+        choice = f" {{{', '.join(map(str, m['choices']))}}}" if m["choices"] else ""
+        lines.append(f"  {name:<16} {m['help']}{choice}{_range(m)} [default: {getattr(base, name)!r}]")
     return "\n".join(lines)
 
 
+def _range(m: Any) -> str:
+    if m["lo"] is None and m["hi"] is None:
+        return ""
+    return f" [{m['lo'] if m['lo'] is not None else ''}..{m['hi'] if m['hi'] is not None else ''}]"
+
+
 def _bad(key: str, value: Any, allowed: str) -> ValueError:
-    return ValueError(f"config key {key!r}: bad value {value!r}; allowed: {allowed}")
+    return ValueError(f"config key {key!r}: bad value {str(value)[:80]!r}; allowed: {allowed}")
 
 
 def _coerce(key: str, value: Any) -> Any:
-    """Check and convert one value for ``key`` (YAML gives '3e-4' as a string: that becomes a float)."""
-    default = getattr(TrainConfig(), key)
-    if key in CHOICES:
-        if value not in CHOICES[key]:
-            raise _bad(key, value, f"one of {list(CHOICES[key])}")
+    """Check and convert one value for ``key`` by the limits declared with its field."""
+    m = FIELDS[key].metadata
+    if value is None and m["optional"]:
+        return None
+    if isinstance(value, str) and value in m["choices"]:
         return value
-    if key == "seat":
-        if value == "random" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            return value
-        raise _bad(key, value, "'random' or a seat number >= 0")
-    if key == "max_rounds":
-        return None if value is None else _coerce_int(key, value, 1)
-    if isinstance(default, bool):
+    kind = m["kind"]
+    if kind == "bool":
         if not isinstance(value, bool):
             raise _bad(key, value, "true or false")
         return value
-    if isinstance(default, int):
-        return _coerce_int(key, value, 0 if key in ("eval_freq", "seed") else 1)
-    if isinstance(default, float):
-        return _coerce_float(key, value)
-    if isinstance(default, list):
-        return _coerce_list(key, value, default)
-    if not isinstance(value, str) or not value:
+    if kind in ("int", "float"):
+        return _number(key, value, m)
+    if kind == "int_list":
+        items = [value] if _is_scalar(value) else value
+        if not isinstance(items, list) or not items:
+            raise _bad(key, value, "a non-empty list of integers")
+        return [_number(key, v, m) for v in items]
+    if kind == "agent_list":
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
+            raise _bad(key, value, "a list of agent names or 'ppo:PATH' strings")
+        return list(items)
+    if m["choices"]:
+        raise _bad(key, value, f"one of {list(m['choices'])}")
+    if not isinstance(value, str) or not value or "\x00" in value:
         raise _bad(key, value, "a non-empty string")
+    if kind == "name" and (not _NAME_RE.fullmatch(value) or value in (".", "..")):
+        raise _bad(key, value, "letters, digits, '.', '_' and '-' (a plain directory name)")
     return value
 
 
-def _coerce_int(key: str, value: Any, minimum: int) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # `!!float 1e6` for a step count
-    if isinstance(value, str):
+_NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _number(key: str, value: Any, m: Any) -> Any:
+    """An int or float within the field's bounds (YAML may give '3e-4' or `!!float 1e6` for a count)."""
+    lo, hi, want_int = m["lo"], m["hi"], m["kind"] in ("int", "int_list")
+    if hi is None:
+        bounds = f" >= {lo}" if lo is not None else ""
+    else:
+        bounds = f" in {lo}..{hi}" if want_int else f" in [{lo}, {hi}]"
+    allowed = ("an integer" if want_int else "a number") + bounds
+    if m["choices"]:
+        allowed = f"{list(m['choices'])} or {allowed}"
+    x = value
+    if isinstance(x, str):
         try:
-            value = int(float(value))
+            x = float(x) if not want_int or not x.strip().lstrip("+-").isdigit() else int(x)
         except ValueError:
-            raise _bad(key, value, f"an integer >= {minimum}") from None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _bad(key, value, f"an integer >= {minimum}")
-    return value
-
-
-def _coerce_float(key: str, value: Any) -> float:
-    try:
-        out = float(value) if not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        out = None
-    unit = key in ("gamma", "gae_lambda", "self_play_prob", "exploiter_frac")
-    if out is None or out != out or out < 0 or (unit and out > 1):
-        raise _bad(key, value, "a number in [0, 1]" if unit else "a number >= 0")
-    return out
-
-
-def _coerce_list(key: str, value: Any, default: list[Any]) -> list[Any]:
-    if isinstance(value, (str, int)) and not isinstance(value, bool):
-        value = [value]  # `--set opponents=greedy` or `--set net_arch=64`
-    if not isinstance(value, list) or (key != "opponents" and key != "eval_bots" and not value):
-        raise _bad(key, value, "a list")
-    if key == "net_arch":
-        return [_coerce_int(key, v, 1) for v in value]
-    if not all(isinstance(v, str) and v for v in value):
-        raise _bad(key, value, "a list of agent names or 'ppo:PATH' strings")
-    return list(value)
+            raise _bad(key, value, allowed) from None
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise _bad(key, value, allowed)
+    if want_int:
+        if isinstance(x, float) and not x.is_integer():
+            raise _bad(key, value, allowed)
+        x = int(x)
+    else:
+        x = float(x)
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        raise _bad(key, value, allowed)
+    return x
 
 
 def check_config(cfg: TrainConfig) -> TrainConfig:
-    """Cross-field checks (each field alone was checked when set)."""
-    if not 2 <= cfg.num_players <= 8:
-        raise _bad("num_players", cfg.num_players, "an integer 2-8")
+    """Cross-field checks and the names and files a config refers to (each field alone was checked)."""
     if isinstance(cfg.seat, int) and cfg.seat >= cfg.num_players:
         raise _bad("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
     if not cfg.opponents and not cfg.self_play:
         raise _bad("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
     _check_agents("opponents", cfg.opponents)
+    _check_agents("eval_bots", cfg.eval_bots)
+    if len(set(cfg.eval_bots)) != len(cfg.eval_bots):
+        raise _bad("eval_bots", cfg.eval_bots, "distinct names")
     if cfg.exploiter_frac > 0 and cfg.num_players != 2:
         raise _bad("exploiter_frac", cfg.exploiter_frac, "0 unless num_players is 2 (exact best responses)")
     try:
@@ -210,38 +290,63 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
 
 
 def _check_agents(key: str, names: list[str]) -> None:
+    from agents.ppo_agent import load_model
     from agents.registry import available_agents
 
     for name in names:
         if name.startswith("ppo:"):
-            if not Path(name[4:]).is_file():
-                raise _bad(key, name, "'ppo:PATH' with an existing model file")
+            try:
+                load_model(name[4:])
+            except ValueError as e:
+                raise _bad(key, name, f"'ppo:PATH' with a loadable model file ({e})") from None
         elif name not in available_agents():
             raise _bad(key, name, f"agent names {available_agents()} or 'ppo:PATH'")
 
 
 def apply(cfg: TrainConfig, values: dict[str, Any]) -> TrainConfig:
     """A copy of ``cfg`` with ``values`` set (``ValueError`` on an unknown key or a bad value)."""
+    if not isinstance(values, dict):
+        raise ValueError(f"config must be a mapping of keys to values, got {type(values).__name__}")
     out = dataclasses.replace(cfg)
     for key, value in values.items():
         if key not in FIELDS:
-            raise ValueError(f"unknown config key {key!r}; allowed keys: {sorted(FIELDS)}")
+            raise ValueError(f"unknown config key {str(key)[:80]!r}; allowed keys: {sorted(FIELDS)}")
         setattr(out, key, _coerce(key, value))
     return out
 
 
-def read_yaml(path: str | Path) -> dict[str, Any]:
+def _load_yaml(text: str, source: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{source}: not valid YAML ({reason})") from None
+
+
+def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The keys of a config file, with its ``defaults:`` file (if any) merged underneath."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"config file {str(path)!r} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        found = False
+    if not found:
+        raise ValueError(f"config file {str(path)[:200]!r} does not exist")
+    if path.resolve() in _seen:
+        raise ValueError(f"config file {str(path)!r}: 'defaults:' chain loops back to itself")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"config file {str(path)!r} is not readable text ({type(e).__name__})") from None
+    data = _load_yaml(text, f"config file {str(path)!r}") or {}
     if not isinstance(data, dict):
         raise ValueError(f"config file {str(path)!r} must hold a mapping of keys to values")
     base_name = data.pop("defaults", None)
     if base_name is None:
         return data
-    return {**read_yaml(path.parent / str(base_name)), **data}
+    if not isinstance(base_name, str) or not base_name:
+        raise ValueError(f"config file {str(path)!r}: 'defaults' must name a YAML file")
+    return {**read_yaml(path.parent / base_name, (*_seen, path.resolve())), **data}
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -249,7 +354,7 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise ValueError(f"--set expects key=value, got {text!r}")
-    return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
+    return key.strip(), _load_yaml(raw, f"--set {key.strip()}") if raw.strip() else ""
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
@@ -260,5 +365,5 @@ def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
-    """Write the resolved config as YAML (loadable by :func:`load_config`)."""
-    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    """Write the resolved config as YAML (loadable by :func:`load_config`), atomically."""
+    atomic_write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))

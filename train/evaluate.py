@@ -22,54 +22,12 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from zanzibar_env.core.kernel import legal_mask
-from zanzibar_env.core.observation import ViewBatch, encode_batch
+from agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.rules import Ruleset, load_ruleset
+from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 
-from .config import TrainConfig, apply, load_config, read_yaml
+from .config import TrainConfig, apply, check_config, load_config, read_yaml
 from .sb3_vec import make_sb3_env
-
-
-def legal_masks(batch: ViewBatch) -> np.ndarray:
-    """``bool[B, 8]``: all hold masks, or only re-throw-all (0) and stop (7) when holds are not allowed."""
-    return np.tile(legal_mask(batch.ruleset.holds_allowed), (len(batch), 1))
-
-
-def predict(model: Any, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
-    """Greedy actions of an SB3 ``PPO``/``MaskablePPO`` model (masks used when the model takes them)."""
-    if masks is not None and type(model).__name__ == "MaskablePPO":
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    else:
-        actions, _ = model.predict(obs, deterministic=True)
-    return np.asarray(actions, np.int64).reshape(len(obs))
-
-
-class ModelAgent(BaseAgent):
-    """An in-memory agent over a live SB3 model (greedy policy); used for exact evaluation and self-play."""
-
-    def __init__(self, model: Any, name: str = "ppo") -> None:
-        self.model = model
-        self.name = name
-
-    def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        return predict(self.model, encode_batch(batch), legal_masks(batch))
-
-    def act(self, view: Any) -> int:
-        return int(self.act_batch(ViewBatch.from_views([view]))[0])
-
-
-def load_model(path: str | Path) -> Any:
-    """Load a ``model.zip`` saved by :mod:`train.ppo` (``MaskablePPO`` or plain ``PPO``) on the CPU."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {str(path)!r}")
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3 import PPO
-
-    try:
-        return MaskablePPO.load(path, device="cpu")
-    except (KeyError, ValueError, TypeError, AttributeError):
-        return PPO.load(path, device="cpu")
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
@@ -128,20 +86,12 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
     return float(arr.mean()), float(half)
 
 
-def available_bots(names: list[str]) -> list[str]:
-    """The names in ``names`` that the agent registry knows (others are skipped)."""
-    from agents.registry import available_agents
-
-    known = set(available_agents())
-    return [b for b in names if b in known]
-
-
 def evaluate_model(
     model: Any, cfg: TrainConfig, games: int, seed: int, exact: bool = True
 ) -> dict[str, float]:
     """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``) and exact figures if 2-player."""
     row: dict[str, float] = {}
-    for k, bot in enumerate(available_bots(cfg.eval_bots)):
+    for k, bot in enumerate(cfg.eval_bots):
         mean, half = bot_match(model, cfg, bot, games, seed + 1000 * k)
         row[f"{bot}_mean"], row[f"{bot}_ci95"] = mean, half
     if exact and cfg.num_players == 2:
@@ -151,7 +101,7 @@ def evaluate_model(
 
 # ---- command line ---------------------------------------------------------------------------------
 def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
-    """Model path and config for a run directory or a model file (``FileNotFoundError`` if missing)."""
+    """Model path and config for a run directory or a model file (``ValueError`` if missing or bad)."""
     p = Path(target)
     if p.is_dir():
         model_path = p / ("best_model.zip" if best else "model.zip")
@@ -160,11 +110,18 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
     else:
         model_path = p
         meta = p.with_suffix(".json")
-        info = json.loads(meta.read_text()) if meta.is_file() else {}
+        info: Any = {}
+        if meta.is_file():
+            try:
+                info = json.loads(meta.read_text())
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                raise ValueError(f"{meta}: not a JSON model description") from None
+        if not isinstance(info, dict) or not isinstance(info.get("config", {}), dict):
+            raise ValueError(f"{meta}: expected a JSON object with a 'config' mapping")
         cfg = apply(load_config(), info.get("config", {}))
     if not model_path.is_file():
-        raise FileNotFoundError(f"no model file at {str(model_path)!r}")
-    return model_path, cfg
+        raise ValueError(f"no model file at {str(model_path)!r}")
+    return model_path, check_config(cfg)
 
 
 def tournament(
@@ -176,7 +133,7 @@ def tournament(
 
     from .tournament import run_tournament
 
-    agents: list[Any] = [ModelAgent(model, name="ppo"), *available_bots(cfg.eval_bots)]
+    agents: list[Any] = [ModelAgent(model, name="ppo"), *cfg.eval_bots]
     result = run_tournament(
         agents,
         players=cfg.num_players,
@@ -201,17 +158,27 @@ def format_tournament(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def export_paths(model_path: Path, out: str, force: bool) -> Path:
+    """The export target ``out`` (a zip) after checking it and its ``.json`` may be written."""
+    if Path(out).suffix != ".zip":
+        raise ValueError(f"--export {out!r} must name a .zip file (its description goes beside it as .json)")
+    dst = check_output(out, force=force, what="--export")
+    check_output(dst.with_suffix(".json"), force=force, what="--export description")
+    src = model_path.resolve()
+    for p in (dst, dst.with_suffix(".json")):
+        if p.resolve() in (src, src.with_suffix(".json")):
+            raise ValueError(f"--export {out!r} would overwrite the model being evaluated or its description")
+    return dst
+
+
 def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path) -> None:
     """Copy ``model_path`` to ``out`` and write ``out.json``: how it was made and its measured figures."""
-    import shutil
-
     run_dir = model_path.parent
     run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
     rows = _eval_rows(run_dir / "eval.csv")
     same = [r for r in rows if r.get("exploit_mean") == result.get("exploit_mean")]
     steps = same[0] if same else rows[-1] if rows else {}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(model_path, out)
+    atomic_copy(model_path, out)
     meta = {
         "command": run.get("command", "unknown"),
         "seed": cfg.seed,
@@ -230,7 +197,7 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
         "units": "chips per round (exact, 2-player classic round)",
         "config": cfg.to_dict(),
     }
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    atomic_write_text(out.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
 
 
 def _eval_rows(path: Path) -> list[dict[str, float]]:
@@ -248,33 +215,67 @@ def format_table(result: dict[str, float]) -> str:
     return "\n".join(f"{k:<{width}}  {v: .4f}" for k, v in result.items())
 
 
-def main(argv: list[str] | None = None) -> int:
+def _positive(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("target", help="a model .zip or a run directory")
-    ap.add_argument("--games", type=int, default=1000, help="episodes against each baseline bot")
+    ap.add_argument("--games", type=_positive(1), default=1000, help="episodes against each baseline bot")
     ap.add_argument(
         "--tournament-games",
-        type=int,
+        type=_positive(0),
         default=200,
         help="games of the tournament against the baselines (0 = none)",
     )
     ap.add_argument(
-        "--max-rounds", type=int, default=200, help="truncate tournament games after this many rounds"
+        "--max-rounds",
+        type=_positive(1),
+        default=200,
+        help="truncate tournament games after this many rounds",
     )
-    ap.add_argument("--seed", type=int, default=12345, help="seed for the bot matches")
+    ap.add_argument("--seed", type=_positive(0), default=12345, help="seed for the bot matches")
     ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
     ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
     ap.add_argument("--json", help="write the figures as JSON to this path")
     ap.add_argument(
         "--export", metavar="ZIP", help="copy the model here with a JSON of its provenance and figures"
     )
-    args = ap.parse_args(argv)
+    ap.add_argument("--force", action="store_true", help="overwrite existing --json/--export files")
+    return ap.parse_args(argv)
+
+
+def prepare(args: argparse.Namespace) -> tuple[Path, TrainConfig, Any, Path | None]:
+    """Resolve the target, check every output path and load the model, before any evaluation."""
+    model_path, cfg = resolve(args.target, args.best)
+    out = export_paths(model_path, args.export, args.force) if args.export else None
+    if args.json:
+        dst = check_output(args.json, force=args.force, what="--json").resolve()
+        taken = {model_path.resolve(), model_path.resolve().with_suffix(".json")}
+        if out is not None:
+            taken |= {out.resolve(), out.resolve().with_suffix(".json")}
+        if dst in taken:
+            raise ValueError(f"--json {args.json!r} would overwrite the model, its description or the export")
+    return model_path, cfg, load_model(model_path), out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     try:
-        model_path, cfg = resolve(args.target, args.best)
-    except (FileNotFoundError, ValueError) as e:
+        model_path, cfg, model, out = prepare(args)
+    except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
         print(f"error: {e}", file=sys.stderr)
         return 2
-    model = load_model(model_path)
     result = evaluate_model(model, cfg, args.games, args.seed, exact=not args.no_exact)
     print(
         f"model: {model_path}  ({cfg.env_id}, {cfg.ruleset}, {cfg.num_players} players, "
@@ -287,11 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tournament: {args.tournament_games} games, {cfg.num_players} players, {cfg.ruleset}")
         print(format_tournament(rows))
     if args.json:
-        out = {"model": str(model_path), "games": args.games, **result, "tournament": rows}
-        Path(args.json).write_text(json.dumps(out, indent=2))
-    if args.export:
-        export(model_path, cfg, result, Path(args.export))
-        print(f"exported to {args.export} (+ .json)")
+        doc = {"model": str(model_path), "games": args.games, **result, "tournament": rows}
+        atomic_write_text(args.json, json.dumps(doc, indent=2))
+    if out is not None:
+        export(model_path, cfg, result, out)
+        print(f"exported to {out} (+ .json)")
     return 0
 
 

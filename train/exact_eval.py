@@ -25,6 +25,7 @@ from agents.exact import exploitability, game_exploitability
 from agents.registry import make_agent
 from zanzibar_env.core.game import play_game
 from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.core.safe_io import atomic_write_text, check_output
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -39,6 +40,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
     )  # fmt: skip
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     return p.parse_args(argv)
 
 
@@ -111,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad agent or ruleset)."""
     args = parse_args(argv)
     try:
+        if args.json is not None:
+            check_output(args.json, force=args.force, what="--json")
         if args.game:
             fig = evaluate_game(args.agent, args.ruleset, args.stacks, args.seed)
         else:
@@ -127,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             f"exact {fig['vs_optimal_seat0']:.4f}"
         )
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(fig, indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(fig, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

@@ -9,6 +9,7 @@ mean return per episode against each baseline bot, with 95% confidence bands, ag
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
@@ -18,6 +19,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+
+from zanzibar_env.core.safe_io import atomic_write_bytes
 
 
 FLOOR = 1e-4  # chips per round: the bottom of the exploitability axis
@@ -76,8 +79,10 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=100, format="png")
     plt.close(fig)
+    atomic_write_bytes(png_path, buf.getvalue())
     return Path(png_path)
 
 

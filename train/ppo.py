@@ -7,12 +7,18 @@ ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batch
 :class:`train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
-- ``model.zip``        the latest policy (also saved at every evaluation, so a run can be resumed)
+- ``model.zip``        the latest policy (saved at every evaluation and on Ctrl-C/SIGTERM: resumable)
 - ``best_model.zip``   the policy with the best evaluation score (lowest exploitability in 2-player)
 - ``tb/``              TensorBoard logs (``tensorboard --logdir runs``)
 - ``eval.csv``         one row per evaluation: steps, training seconds, bot matches, exact figures
 - ``learning_curve.png``  the evaluation curve, drawn at the end
 - ``pool/``            self-play checkpoints (self-play configs only)
+
+Faults: Ctrl-C (SIGINT) or SIGTERM stops training at the next step, saves ``model.zip`` and exits
+with 130 / 143 and a one-line message; ``--resume RUN_DIR`` continues it. ``--resume`` takes
+``--set`` overrides (e.g. a larger ``total_timesteps``) but refuses keys that would no longer describe
+the saved model, its env or ``eval.csv`` (:data:`RESUME_FIXED`) and refuses ``--config``. Every
+config error is reported before anything is written. Model files are written atomically.
 
 The same seed and config give the same evaluation curve: numpy, torch, the envs and the opponents are
 all seeded from ``seed``, and torch runs with ``torch_threads`` threads. In 2-player settings the run
@@ -36,17 +42,37 @@ import torch
 
 from zanzibar_env.core.rules import load_ruleset
 
+from zanzibar_env.core.safe_io import atomic_write_text
+
 from .callbacks import (
     EntropyScheduleCallback,
     EvalCallback,
     ExploiterCallback,
     SelfPlayCallback,
-    build_opponents,
+    read_eval_csv,
 )
 from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
+from .faults import SignalGuard, StopOnSignal, save_model
 from .features import ZanzibarFeatures
+from .opponents import build_opponents
 from .plots import plot_eval_csv
 from .sb3_vec import SB3VecEnv, make_sb3_env
+
+#: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
+RESUME_FIXED = (
+    "env_id",
+    "ruleset",
+    "num_players",
+    "reward",
+    "algo",
+    "features",
+    "net_arch",
+    "activation",
+    "eval_bots",
+    "eval_exact",
+    "exp_name",
+    "runs_dir",
+)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -144,13 +170,19 @@ def _linear(start: float) -> Any:
 
 def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
     """Create ``<runs_dir>/<env-id>__<exp-name>__<seed>__<unix-time>/`` and save the resolved config."""
-    run_dir = Path(cfg.runs_dir) / f"{cfg.run_name_prefix}__{int(time.time())}"
+    runs = Path(cfg.runs_dir)
+    if runs.exists() and not runs.is_dir():
+        raise ValueError(f"config key 'runs_dir': {cfg.runs_dir!r} is not a directory")
+    run_dir = runs / f"{cfg.run_name_prefix}__{int(time.time())}"
     while run_dir.exists():  # two runs in the same second
         run_dir = run_dir.with_name(run_dir.name + "_")
-    run_dir.mkdir(parents=True)
+    try:
+        run_dir.mkdir(parents=True)
+    except OSError as e:
+        raise ValueError(f"cannot create the run directory {str(run_dir)!r} ({e.strerror})") from None
     save_config(cfg, run_dir / "config.yaml")
     meta = {"command": command_line(argv), "git_commit": git_commit(), "started_unix": int(time.time())}
-    (run_dir / "run.json").write_text(json.dumps(meta, indent=2))
+    atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2))
     return run_dir
 
 
@@ -179,33 +211,49 @@ def git_commit() -> str:
 
 
 def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
-    """The saved config of ``run_dir`` with ``--set`` overrides (e.g. a larger ``total_timesteps``)."""
+    """The saved config of ``run_dir`` with ``--set`` overrides (e.g. a larger ``total_timesteps``).
+
+    ``ValueError`` if ``run_dir`` is not a run, its model does not load, or an override changes a key
+    of :data:`RESUME_FIXED`. The config file is rewritten only when everything checks out.
+    """
+    from agents.sb3_model import load_sb3
+
     from .config import parse_override
 
     if not (run_dir / "config.yaml").is_file() or not (run_dir / "model.zip").is_file():
         raise ValueError(f"--resume {str(run_dir)!r}: expected config.yaml and model.zip in a run directory")
-    cfg = apply(TrainConfig(), read_yaml(run_dir / "config.yaml"))
-    cfg = check_config(apply(cfg, dict(parse_override(o) for o in overrides)))
-    save_config(cfg, run_dir / "config.yaml")
+    saved = check_config(apply(TrainConfig(), read_yaml(run_dir / "config.yaml")))
+    cfg = check_config(apply(saved, dict(parse_override(o) for o in overrides)))
+    changed = [k for k in RESUME_FIXED if getattr(cfg, k) != getattr(saved, k)]
+    if changed:
+        raise ValueError(f"--resume cannot change {changed}: they describe the saved model, env or eval.csv")
+    load_sb3(run_dir / "model.zip")  # refuse a damaged checkpoint before anything changes
+    if (run_dir / "eval.csv").is_file():
+        read_eval_csv(run_dir / "eval.csv")  # and a damaged evaluation history
+    if cfg != saved:
+        save_config(cfg, run_dir / "config.yaml")
     return cfg
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
-    """Train (or continue training) in ``run_dir``; returns the model and the eval callback."""
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, guard: SignalGuard | None = None) -> Any:
+    """Train (or continue training) in ``run_dir``; returns the model and the eval callback.
+
+    A resumed model is rebuilt from the config and given the saved weights and optimizer state
+    (``set_parameters`` reads only tensors, never pickles) and its step count.
+    """
+    guard = guard or SignalGuard()
     seed_everything(cfg.seed, cfg.torch_threads)
     opp = build_opponents(cfg, run_dir)
     env = make_env(cfg, opp.opponents, opp.groups)
+    model = make_model(cfg, env, run_dir)
     if resume:
-        from .evaluate import load_model
+        from agents.sb3_model import load_sb3
 
-        model = load_model(run_dir / "model.zip")
-        model.set_env(env)
-        if cfg.tensorboard:
-            model.tensorboard_log = str(run_dir / "tb")
-    else:
-        model = make_model(cfg, env, run_dir)
+        model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
+        model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
     wall = _previous_train_seconds(run_dir) if resume else 0.0
-    callbacks: list[Any] = [EvalCallback(cfg, run_dir, wall_offset=wall)]
+    evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
+    callbacks: list[Any] = [StopOnSignal(guard), evaluator]
     if opp.pool is not None:
         callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
     if opp.exploiter is not None:
@@ -213,28 +261,24 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> Any:
     if cfg.ent_schedule == "linear":
         callbacks.append(EntropyScheduleCallback(cfg))
     remaining = cfg.total_timesteps - model.num_timesteps
-    if remaining > 0:
+    if remaining > 0 and not guard.caught:
         model.learn(
             remaining,
             callback=callbacks,
-            progress_bar=cfg.progress_bar,
+            progress_bar=cfg.progress_bar and not guard.caught,
             tb_log_name="ppo",
             reset_num_timesteps=not resume,
         )
-    model.save(run_dir / "model.zip")
+    save_model(model, run_dir / "model.zip")
     env.close()
-    return model, callbacks[0]
+    return model, evaluator
 
 
 def _previous_train_seconds(run_dir: Path) -> float:
-    import csv
-
+    """Training seconds of the earlier sessions of a resumed run (from its ``eval.csv``)."""
     path = run_dir / "eval.csv"
-    if not path.is_file():
-        return 0.0
-    with path.open() as fh:
-        rows = list(csv.DictReader(fh))
-    return float(rows[-1]["train_seconds"]) if rows else 0.0
+    rows = read_eval_csv(path) if path.is_file() else []
+    return rows[-1]["train_seconds"] if rows else 0.0
 
 
 def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
@@ -258,21 +302,34 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        if args.resume:
-            run_dir = Path(args.resume)
-            cfg = resume_config(run_dir, args.overrides)
-        else:
-            cfg = load_config(args.config, args.overrides)
-            run_dir = new_run(cfg, list(sys.argv[1:] if argv is None else argv))
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(
-        f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
-        f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
-    )
-    _, evaluator = train(cfg, run_dir, resume=bool(args.resume))
+    guard = SignalGuard()
+    with guard:
+        try:
+            if args.resume:
+                if args.config:
+                    raise ValueError(
+                        "--config cannot be used with --resume (the run keeps its config; use --set)"
+                    )
+                run_dir = Path(args.resume)
+                cfg = resume_config(run_dir, args.overrides)
+            else:
+                cfg = load_config(args.config, args.overrides)
+                run_dir = new_run(cfg, list(sys.argv[1:] if argv is None else argv))
+        except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(
+            f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
+            f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
+        )
+        model, evaluator = train(cfg, run_dir, resume=bool(args.resume), guard=guard)
+        if guard.caught:
+            print(
+                f"interrupted by {guard.name} at step {model.num_timesteps}: checkpoint saved to "
+                f"{run_dir / 'model.zip'}; continue with: python -m train.ppo --resume {run_dir}",
+                file=sys.stderr,
+            )
+            return guard.exit_code
     plot_eval_csv(run_dir / "eval.csv", run_dir / "learning_curve.png", title=run_dir.name)
     report(cfg, run_dir, evaluator)
     return 0

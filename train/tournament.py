@@ -36,8 +36,8 @@ import numpy as np
 
 import zanzibar_env as zz
 from agents import BaseAgent, make_agent
-from train.tournament_report import print_table, write_outputs
-from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from train.tournament_report import check_out_dir, print_table, write_outputs
+from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 
 Z95 = 1.959963984540054
 
@@ -157,7 +157,7 @@ def _play_deal(deal: int) -> list[tuple[dict, zz.GameRecord | None]]:
             [ctx.agents[i] for i in seats],
             num_players=ctx.players,
             seed=dice_seed,
-            max_rounds=ctx.max_rounds,
+            max_rounds=ctx.max_rounds or ctx.ruleset.max_rounds or MAX_GAME_ROUNDS,
         )
         out.append((_game_row(rec, ctx, deal, rot, seats, dice_seed), rec if ctx.keep_records else None))
     return out
@@ -360,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="directory for games.csv, results.json, tournament.png")
     p.add_argument("--save-games", action="store_true", help="also write every GameRecord to games.jsonl")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--force", action="store_true", help="replace the outputs of an earlier tournament in --out"
+    )
     return p
 
 
@@ -378,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_rounds=args.max_rounds,
             keep_records=args.save_games,
         )
+        if args.out:
+            check_out_dir(args.out, args.force)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

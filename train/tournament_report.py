@@ -6,6 +6,7 @@ Split from :mod:`train.tournament`, which plays the games and computes the stati
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import zanzibar_env as zz
+from zanzibar_env.core.safe_io import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
     from train.tournament import TournamentResult
@@ -81,27 +83,28 @@ def write_csv(result: TournamentResult, path: Path) -> None:
         "win",
         "place",
     ]
-    with path.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for g in result.games:
-            for s, a in enumerate(g["agents"]):
-                w.writerow(
-                    [
-                        g["game"],
-                        g["deal"],
-                        g["rotation"],
-                        s,
-                        a,
-                        g["dice_seed"],
-                        g["rounds"],
-                        g["truncated"],
-                        g["final_stacks"][s],
-                        g["result"][s],
-                        g["win"][s],
-                        g["place"][s],
-                    ]
-                )
+    f = io.StringIO()
+    w = csv.writer(f)
+    w.writerow(cols)
+    for g in result.games:
+        for s, a in enumerate(g["agents"]):
+            w.writerow(
+                [
+                    g["game"],
+                    g["deal"],
+                    g["rotation"],
+                    s,
+                    a,
+                    g["dice_seed"],
+                    g["rounds"],
+                    g["truncated"],
+                    g["final_stacks"][s],
+                    g["result"][s],
+                    g["win"][s],
+                    g["place"][s],
+                ]
+            )
+    atomic_write_text(path, f.getvalue())
 
 
 def plot(result: TournamentResult, path: Path) -> None:
@@ -135,12 +138,47 @@ def plot(result: TournamentResult, path: Path) -> None:
         "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips",
         fontsize=10,
     )
-    fig.savefig(path, dpi=200)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=200, format="png")
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+#: The files a tournament writes to ``--out`` (anything else in the directory is left alone).
+OUTPUT_FILES = ("games.csv", "results.json", "tournament.png", "games.jsonl")
+
+
+def check_out_dir(out: str | Path, force: bool) -> Path:
+    """``out`` as a directory the outputs may go to (checked before any game; ``ValueError`` if not).
+
+    It may not exist yet (it is created, with its parents, at the end); an existing file is refused,
+    and so is a directory already holding tournament outputs unless ``force``.
+    """
+    try:
+        return _check_out_dir(Path(out), str(out), force)
+    except OSError as e:  # e.g. a name too long for the file system
+        raise ValueError(f"--out {str(out)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _check_out_dir(p: Path, out: str, force: bool) -> Path:
+    if out == "" or "\x00" in out:
+        raise ValueError(f"--out {out!r} is not a usable directory name")
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file, not a directory")
+    ancestor = p
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(ancestor)!r} is not a directory")
+    old = [name for name in OUTPUT_FILES if (p / name).exists()]
+    if old and not force:
+        raise ValueError(f"--out {str(out)!r} already holds {old} (use --force to replace them)")
+    return p
 
 
 def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> None:
-    """``games.csv``, ``results.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``."""
+    """``games.csv``, ``results.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``, each written
+    atomically; a ``games.jsonl`` of an earlier tournament is removed when this one saves no games."""
     out.mkdir(parents=True, exist_ok=True)
     write_csv(result, out / "games.csv")
     summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
@@ -150,12 +188,12 @@ def write_outputs(result: TournamentResult, out: Path, save_games: bool = False)
         "summary": summary,
         "games": result.games,
     }
-    (out / "results.json").write_text(json.dumps(doc, indent=1))
+    atomic_write_text(out / "results.json", json.dumps(doc, indent=1))
     plot(result, out / "tournament.png")
     if save_games:
+        atomic_write_text(out / "games.jsonl", "".join(rec.to_json() + "\n" for rec in result.records))
+    else:
         (out / "games.jsonl").unlink(missing_ok=True)
-        for rec in result.records:
-            rec.save(out / "games.jsonl")
 
 
 # ---- command line ---------------------------------------------------------------------------------

@@ -37,10 +37,13 @@ class ScriptedDice:
     """Replays a fixed sequence of die faces in the order they are thrown; raises when it runs out."""
 
     def __init__(self, faces: Iterable[int]) -> None:
-        self.faces = [int(f) for f in faces]
+        if isinstance(faces, (str, bytes, dict, set, frozenset)) or not isinstance(faces, Iterable):
+            raise ValueError(f"scripted dice must be a sequence of integers 1-6, got {faces!r}")
+        self.faces = list(faces)
         for i, f in enumerate(self.faces):
-            if not 1 <= f <= 6:
-                raise ValueError(f"scripted die #{i} is {f}; every die must be 1-6")
+            if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= f <= 6:
+                raise ValueError(f"scripted die #{i} is {f!r}; every die must be an integer 1-6")
+        self.faces = [int(f) for f in self.faces]
         self._pos = 0
 
     def roll(self, n: int) -> list[int]:

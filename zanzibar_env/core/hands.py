@@ -12,7 +12,6 @@ score 11 points in ``classic``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import total_ordering, cache
 
@@ -31,9 +30,11 @@ RANKINGS = ("zanzibar_456", "zanzibar_421")
 
 
 def validate_dice(dice: object) -> tuple[int, int, int]:
-    """Return ``dice`` as a sorted tuple of three ints in 1..6, or raise ``ValueError``."""
-    if not isinstance(dice, Iterable):
-        raise ValueError(f"dice must be a sequence of three values 1-6, got {dice!r}")
+    """Return ``dice`` (a list, tuple or 1-d array; numpy ints welcome) as a sorted tuple of three ints
+    in 1..6, or raise ``ValueError`` (floats, bools, strings, dicts and sets are refused)."""
+    if not isinstance(dice, (list, tuple, np.ndarray)) or (isinstance(dice, np.ndarray) and dice.ndim != 1):
+        # a str, dict, set or iterator has no order or no integer faces to score
+        raise ValueError(f"dice must be a list, tuple or 1-d array of three integers 1-6, got {dice!r}")
     values = tuple(dice)
     if len(values) != 3:
         raise ValueError(f"dice must be exactly three values 1-6, got {len(values)}: {dice!r}")

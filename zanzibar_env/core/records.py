@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .safe_io import atomic_write_text
 
 
 @dataclass(slots=True)
@@ -44,8 +47,13 @@ class RoundRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RoundRecord:
         d = dict(d)
-        d["turns"] = [TurnRecord(**t) for t in d.get("turns", [])]
-        d["rolloffs"] = [{int(k): v for k, v in r.items()} for r in d.get("rolloffs", [])]
+        turns, rolloffs = d.get("turns", []), d.get("rolloffs", [])
+        if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+            raise ValueError("turns must be a list of objects")
+        if not isinstance(rolloffs, list) or not all(isinstance(r, dict) for r in rolloffs):
+            raise ValueError("rolloffs must be a list of objects")
+        d["turns"] = [TurnRecord(**t) for t in turns]
+        d["rolloffs"] = [{int(k): v for k, v in r.items()} for r in rolloffs]
         return cls(**d)
 
 
@@ -70,32 +78,138 @@ class GameRecord:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameRecord:
         d = dict(d)
-        d["rounds"] = [RoundRecord.from_dict(r) for r in d.get("rounds", [])]
+        rounds = d.get("rounds", [])
+        if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
+            raise ValueError("rounds must be a list of objects")
+        d["rounds"] = [RoundRecord.from_dict(r) for r in rounds]
         return cls(**d)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+        """One line of JSON (numpy integers, e.g. a numpy seed, are written as plain integers)."""
+        return json.dumps(self.to_dict(), default=_plain_number)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
         return cls.from_dict(json.loads(text))
 
     def save(self, path: str | Path) -> None:
-        """Append this game as one JSON line to ``path`` (a JSON-lines replay file)."""
-        with Path(path).open("a") as f:
-            f.write(self.to_json() + "\n")
+        """Append this game as one JSON line to ``path`` (a JSON-lines replay file).
+
+        ``ValueError`` (and nothing written) if ``path`` is not a replay file or cannot be one (see
+        :func:`check_replay_file`); the file is rewritten atomically, never left half-written.
+        """
+        p = check_replay_file(path)
+        old = p.read_text(encoding="utf-8") if p.exists() else ""
+        if old and not old.endswith("\n"):
+            old += "\n"
+        atomic_write_text(p, old + self.to_json() + "\n")
+
+
+def _plain_number(value: Any) -> Any:
+    try:
+        return operator.index(value)  # numpy integers
+    except TypeError:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable") from None
+
+
+def check_replay_file(path: str | Path) -> Path:
+    """``path`` if a game may be appended there: a new file in an existing directory, or an existing
+    JSON-lines file of game records; else ``ValueError`` (checked before a game is played)."""
+    try:
+        return _check_replay_file(Path(path), str(path))
+    except OSError as e:  # e.g. a name too long for the file system
+        raise ValueError(f"cannot save to {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _check_replay_file(p: Path, path: str) -> Path:
+    if path == "" or "\x00" in path:
+        raise ValueError(f"{path!r} is not a usable file name")
+    if p.is_dir():
+        raise ValueError(f"{str(path)!r} is a directory, not a replay file")
+    if not p.parent.is_dir():
+        raise ValueError(f"cannot save to {str(path)!r}: directory {str(p.parent)!r} does not exist")
+    if p.exists():
+        load_games(p)  # refuses anything that is not a replay file, e.g. a YAML ruleset
+    return p
 
 
 def load_games(path: str | Path) -> list[GameRecord]:
-    """Read every game from a JSON-lines file written by :meth:`GameRecord.save`."""
-    p = Path(path)
+    """Read every game from a JSON-lines file written by :meth:`GameRecord.save` (``ValueError`` with
+    the file and line for anything that is not one)."""
+    try:
+        return _load_games(Path(path))
+    except OSError as e:  # e.g. a name too long for the file system, or no permission
+        raise ValueError(f"cannot read {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _load_games(p: Path) -> list[GameRecord]:
     if not p.exists():
         raise ValueError(f"replay file not found: {p}")
+    if not p.is_file():
+        raise ValueError(f"{p} is not a file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{p}: not a readable text file ({type(e).__name__})") from None
     games = []
-    for n, line in enumerate(p.read_text().splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            try:
-                games.append(GameRecord.from_json(line))
-            except (json.JSONDecodeError, TypeError, KeyError) as e:
-                raise ValueError(f"{p}:{n}: not a game record: {e}") from None
+            games.append(_parse_line(line, f"{p}:{n}"))
     return games
+
+
+def _parse_line(line: str, where: str) -> GameRecord:
+    """One game from a JSON line, its structure checked (``ValueError`` naming the line otherwise)."""
+    try:
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+        return check_record(GameRecord.from_dict(data))
+    except RecursionError:
+        raise ValueError(f"{where}: not a game record: nested too deeply") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        raise ValueError(f"{where}: not a game record: {reason}") from None
+
+
+def _ints(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise ValueError(f"{what} must be a list of integers")
+    if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in value):
+        raise ValueError(f"{what} must hold integers in {lo}..{hi}")
+
+
+def check_record(rec: GameRecord) -> GameRecord:
+    """``rec`` if its fields have the right types and its seats exist; ``ValueError`` otherwise."""
+    n = rec.num_players
+    if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 8:
+        raise ValueError(f"num_players must be 2-8, got {n!r}")
+    if not isinstance(rec.ruleset, dict):
+        raise ValueError("ruleset must be a mapping of options")
+    if rec.seed is not None and (not isinstance(rec.seed, int) or isinstance(rec.seed, bool)):
+        raise ValueError(f"seed must be null or an integer, got {rec.seed!r}")
+    _ints([rec.first_seat], "first_seat", 0, n - 1)
+    if not isinstance(rec.truncated, bool):
+        raise ValueError(f"truncated must be true or false, got {rec.truncated!r}")
+    _ints(rec.final_stacks, "final_stacks")
+    _ints(rec.winners, "winners", 0, n - 1)
+    for k, r in enumerate(rec.rounds, 1):
+        _ints([r.starting_seat, *r.losers], f"round {k}: seats", 0, n - 1)
+        _ints(r.stacks_before, f"round {k}: stacks_before")
+        _ints(r.stacks_after, f"round {k}: stacks_after")
+        _ints(r.dice_drawn, f"round {k}: dice_drawn", 1, 6)
+        _ints([r.roll_limit, r.winner], f"round {k}: roll_limit/winner", -1)
+        _ints(r.transfers, f"round {k}: transfers")
+        if not isinstance(r.ended_by_zanzibar, bool) or not isinstance(r.rolloffs, list):
+            raise ValueError(f"round {k}: ended_by_zanzibar must be true/false and rolloffs a list")
+        for t in r.turns:
+            _ints([t.seat], f"round {k}: turn seat", 0, n - 1)
+            _ints([*t.hand, t.rank], f"round {k}: hand", -1)
+            if not isinstance(t.category, str):
+                raise ValueError(f"round {k}: category must be a string")
+            _ints(t.actions, f"round {k}: actions", 0, 7)
+            if not isinstance(t.rolls, list) or not all(isinstance(d, list) for d in t.rolls):
+                raise ValueError(f"round {k}: rolls must be lists of dice")
+            for d in t.rolls:
+                _ints(d, f"round {k}: dice", 1, 6)
+    return rec

@@ -16,12 +16,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from .hands import HandTable, hand_table
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
+#: Hard cap on the rounds of one game. Validation rejects rulesets under which a game cannot end (no
+#: chip ever changes hands); anything else that runs this long (e.g. huge stacks paid one chip at a
+#: time) is truncated here by every engine-driven loop, even when ``max_rounds`` is ``None``.
+MAX_GAME_ROUNDS = 100_000
 
 try:  # installed (wheel or editable): ``configs/`` is the subpackage zanzibar_env.configs
     from ..configs import RULES_DIR as _RULES_DIR
@@ -55,6 +60,42 @@ _DEFAULT_LIVES_TABLE: dict[str, int | str] = {"zanzibar": 1, "three_of_a_kind": 
 _MAX_NUM_ROUNDS = 1000
 
 
+class FrozenDict(dict[Any, Any]):
+    """A read-only, hashable ``dict`` (ruleset options that are mappings, such as ``payments``).
+
+    It is a ``dict`` (``isinstance``, ``json.dumps`` and equality with plain dicts work), but every
+    mutating method raises ``TypeError``, so a ruleset shared by every ``load_ruleset`` call cannot be
+    changed through one of them.
+    """
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("ruleset options are read-only; use Ruleset.replace(...) for a changed copy")
+
+    __setitem__ = __delitem__ = __ior__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+
+def _freeze(value: Any) -> Any:
+    """Mappings (also nested) as :class:`FrozenDict`, numpy integers as ints; other values unchanged."""
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """All options of one ruleset. Build with :func:`load_ruleset` or :meth:`Ruleset.from_dict`."""
@@ -84,7 +125,10 @@ class Ruleset:
     max_rounds: int | None = None  # truncate the game after this many rounds (None = no cap)
 
     def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # numpy ints as ints; mappings as (hashable) FrozenDicts
+            object.__setattr__(self, f.name, _freeze(getattr(self, f.name)))
         _validate(self)
+        _check_game_ends(self)
 
     @property
     def table(self) -> HandTable:
@@ -148,12 +192,18 @@ class Ruleset:
             raise ValueError(f"{source}: {e}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """All options as a plain mapping (round-trips through :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
+        """All options as a plain, fresh mapping (round-trips through :meth:`from_dict`)."""
+        return {f.name: _thaw(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some options changed (validated)."""
         return Ruleset.from_dict({**self.to_dict(), **changes}, source=f"ruleset {self.name!r}")
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _thaw(v) for k, v in value.items()}
+    return value
 
 
 def _check_type(key: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
@@ -264,6 +314,14 @@ def _validate_stake(r: Ruleset) -> None:
         )
 
 
+def _check_game_ends(r: Ruleset) -> None:
+    """Reject rulesets under which no game can end; :data:`MAX_GAME_ROUNDS` truncates the rest."""
+    if r.max_rounds is not None and r.max_rounds > MAX_GAME_ROUNDS:
+        raise ValueError(f"option 'max_rounds' must be at most {MAX_GAME_ROUNDS}, got {r.max_rounds!r}")
+    if r.stake == "chips" and not any(r.payments.values()):
+        raise ValueError("option 'payments': every category pays 0 chips, so no game could ever end")
+
+
 def available_rulesets() -> list[str]:
     """Names of the rulesets shipped in ``configs/rules/``."""
     return sorted(p.stem for p in RULES_DIR.glob("*.yaml"))
@@ -282,6 +340,14 @@ def load_ruleset(spec: str | Path | Ruleset | dict[str, Any] = "classic", **over
         raise ValueError(f"ruleset must be a name, a path, a mapping or a Ruleset, got {type(spec).__name__}")
     if not overrides and spec in _NAMED:
         return _NAMED[spec]  # shipped rulesets are parsed once per process
+    try:
+        return _load_file(spec, overrides)
+    except OSError as e:  # e.g. a name too long for the file system, or no permission
+        raise ValueError(f"ruleset {str(spec)[:200]!r}: {e.strerror or type(e).__name__}") from None
+
+
+def _load_file(spec: str | Path, overrides: dict[str, Any]) -> Ruleset:
+    """:func:`load_ruleset` for a name or a path."""
     path = Path(spec)
     if path.suffix not in (".yaml", ".yml"):
         named = RULES_DIR / f"{spec}.yaml"
@@ -308,11 +374,13 @@ def _read_ruleset_file(path: Path) -> Ruleset:
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
-    with path.open() as f:
-        try:
-            data = yaml.safe_load(f)
-        except yaml.YAMLError as e:
-            raise ValueError(f"{path}: not valid YAML: {e}") from None
+    if not path.is_file():
+        raise ValueError(f"ruleset file {str(path)!r} is not a file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"{path}: not valid YAML ({reason})") from None
     rules = Ruleset.from_dict(data, source=str(path))
     _FILE_CACHE[key] = rules
     return rules

@@ -28,10 +28,10 @@ from ..core.engine import STOP, View
 from ..core.game import GameState, check_num_players
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
-from ..core.records import TurnRecord
+from ..core.records import TurnRecord, check_replay_file
 from ..core.registry import make_agent
 from .render import held_mask
-from ..core.rules import load_ruleset
+from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -224,11 +224,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=None, help="table size 2-8 (default: 1 + opponents)")
     p.add_argument("--stack", type=int, default=None, help="starting chips or lives (default: the ruleset's)")
     p.add_argument("--hint", action="store_true", help="show what the optimal player would do, and its value")
-    p.add_argument("--save", default=None, help="append the finished game to this JSON-lines file")
+    p.add_argument(
+        "--save",
+        default=None,
+        help="append the finished game to this JSON-lines file (new, or a replay file)",
+    )
 
 
 def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str], str]) -> Session:
     """Build the game, the bots and the session from the options (``ValueError`` on bad options)."""
+    if args.save:
+        check_replay_file(args.save)  # a bad --save path fails now, not after the game
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
         raise ValueError("--opponents needs at least one bot name")
@@ -241,7 +247,8 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
     bots: dict[int, Callable[[View], int]] = {}
     for seat, spec in zip(range(1, n), itertools.cycle(specs)):
         bots[seat] = make_agent(spec, seed=None if seed is None else seed + seat).act
-    game = GameState(rules, n, RandomDice(seed), first_seat=0, seed=seed)
+    cap = rules.max_rounds or MAX_GAME_ROUNDS  # every game ends (rules.py)
+    game = GameState(rules, n, RandomDice(seed), first_seat=0, max_rounds=cap, seed=seed)
     hinter = Hinter(rules) if args.hint else None
     if hinter is not None and hinter.problem:
         console.print(hinter.problem, style="red", markup=False)

@@ -6,17 +6,18 @@ the roll limit, the hand to beat (lowest so far) and the highest so far, every p
 lives and hand this round, the last round's result, and the winner once the game is over. ``seat`` is
 the seat to highlight (the agent's, in the Gymnasium env).
 
-Run ``python -m zanzibar_env.ui.render --out docs/frame.png --seed 3`` to write a screenshot.
+Run ``python -m zanzibar_env.ui.render --out frame.png --seed 3`` to write a screenshot (an existing
+file is replaced only with ``--force``).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, cache
-from pathlib import Path
 
 import numpy as np
 from ..extras import requires_extra
@@ -26,6 +27,7 @@ with requires_extra("ui", "rendering pictures"):
 
 from ..core.engine import STOP, RoundSnapshot, RoundState, View, mask_from_keep
 from ..core.game import GameState
+from ..core.safe_io import atomic_write_bytes, check_output
 from .narrate import describe_result, describe_round, seat_names
 
 WIDTH, HEIGHT = 640, 400
@@ -322,19 +324,25 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
 def main(argv: Sequence[str] | None = None) -> int:
     """Write an ``rgb_array`` frame (and optionally a game-over one) as PNG; print its text and the speed."""
     from ..core.dice import RandomDice
-    from ..core.rules import load_ruleset
+    from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
     p = argparse.ArgumentParser(prog="python -m zanzibar_env.ui.render", description=main.__doc__)
-    p.add_argument("--out", default="docs/frame.png", help="PNG file for a mid-game frame")
+    p.add_argument("--out", default="frame.png", help="PNG file for a mid-game frame")
     p.add_argument("--final", default=None, help="PNG file for the frame of the finished game (optional)")
     p.add_argument("--seed", type=int, default=3, help="dice and bot seed")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--players", type=int, default=4, help="table size 2-8")
     p.add_argument("--round", type=int, default=3, help="show a position from this round on")
     p.add_argument("--agent", default="greedy", help="bot for every seat (falls back to random if unknown)")
+    p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:
-        game = GameState(load_ruleset(args.ruleset), args.players, RandomDice(args.seed))
+        check_output(args.out, force=args.force, what="--out")
+        if args.final:
+            check_output(args.final, force=args.force, what="--final")
+        rules = load_ruleset(args.ruleset)
+        cap = rules.max_rounds or MAX_GAME_ROUNDS  # every game ends (rules.py)
+        game = GameState(rules, args.players, RandomDice(args.seed), max_rounds=cap)
         policy = _bot(args.agent, args.seed)
     except (ValueError, ImportError) as e:
         p.error(str(e))
@@ -354,9 +362,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View], int]) -> None:
     """Print the mean time of ``render_rgb`` over every decision of a fresh game (as a video would)."""
     from ..core.dice import RandomDice
-    from ..core.rules import load_ruleset
+    from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
-    game = GameState(load_ruleset(ruleset), players, RandomDice(seed + 1))
+    rules = load_ruleset(ruleset)
+    game = GameState(rules, players, RandomDice(seed + 1), max_rounds=rules.max_rounds or MAX_GAME_ROUNDS)
     frames, spent = 0, 0.0
     while not game.done and frames < 2000:
         t0 = time.perf_counter()
@@ -377,9 +386,9 @@ def _bot(name: str, seed: int) -> Callable[[View], int]:
 
 
 def _save(frame: np.ndarray, path: str) -> None:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(frame).save(out)
+    buf = io.BytesIO()
+    Image.fromarray(frame).save(buf, format="PNG")
+    atomic_write_bytes(path, buf.getvalue())
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ Also ``zanzibar replay``.
 written by ``GameRecord.save``, the play command's ``--save``, the envs and tournaments). Each round
 is printed turn by turn (every roll and hold) with who paid whom and why, then the final chips or
 lives and the winner. Every game is also re-played from its recorded dice and holds
-(:func:`~zanzibar_env.core.game.replay_game`) and the output says whether it reproduces the record.
+(:func:`~zanzibar_env.core.game.replay_game`), its starting stacks are checked against the ruleset's
+``starting_stack`` and, when it names a seed, it is re-played from that seed's dice; the output says
+whether it reproduces the record (exit 1 if one does not; a record that does not is not narrated).
+Bad input (a missing, empty or malformed file, a directory) is a one-line error and exit code 2.
 ``--step`` waits for Enter between turns when the input is a terminal.
 """
 
@@ -20,27 +23,69 @@ from ..extras import requires_extra
 
 with requires_extra("ui", "zanzibar replay"):
     from rich.console import Console
+    from rich.markup import escape
 
-from ..core.game import replay_game
+from ..core.game import play_game, replay_game
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
 from ..core.records import GameRecord, load_games
 from ..core.rules import Ruleset
 
 
+class _RecordedActions:
+    """Plays back the recorded hold masks of every turn, in order."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.actions = [a for r in record.rounds for t in r.turns for a in t.actions]
+        self.pos = 0
+
+    def __call__(self, view: object) -> int:
+        if self.pos >= len(self.actions):
+            raise ValueError("the record runs out of actions")
+        self.pos += 1
+        return self.actions[self.pos - 1]
+
+
+def _check_derived(record: GameRecord, rules: Ruleset) -> None:
+    """What follows from the ruleset and the seed: the starting stacks, and the dice when seeded."""
+    start = [rules.starting_stack] * record.num_players
+    if record.rounds and record.rounds[0].stacks_before != start:
+        raise ValueError(
+            f"starting stacks {record.rounds[0].stacks_before} are not the ruleset's starting_stack {start}"
+        )
+    if record.seed is None:
+        return
+    again = play_game(
+        rules,
+        _RecordedActions(record),
+        num_players=record.num_players,
+        first_seat=record.first_seat,
+        seed=record.seed,
+        max_rounds=len(record.rounds) if record.truncated else None,
+    )
+    if again.to_dict() != record.to_dict():
+        raise ValueError(f"the dice of seed {record.seed} do not give the recorded game")
+
+
 def verify(record: GameRecord) -> tuple[bool, str]:
-    """Re-play ``record`` from its dice and holds: ``(reproduces, one-line verdict)``."""
+    """Re-play ``record`` from its dice and holds, check its starting stacks against the ruleset and,
+    when it names a seed, re-play it from that seed: ``(reproduces, one-line verdict)``."""
     try:
+        rules = Ruleset.from_dict(record.ruleset)
+        _check_derived(record, rules)
         again = replay_game(record)
-    except (ValueError, KeyError, IndexError, TypeError) as e:
-        return False, f"Replay check FAILED: the record does not reproduce ({e})."
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError) as e:
+        reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+        return False, f"Replay check FAILED: the record does not reproduce ({reason})."
+    seeded = "" if record.seed is None else f" Seed {record.seed} gives the same dice."
     return True, (
         f"Replay check: re-playing the recorded dice and holds reproduces the game "
-        f"(final stacks {again.final_stacks}, as recorded)."
+        f"(final stacks {again.final_stacks}, as recorded).{seeded}"
     )
 
 
 class Replayer:
-    """Prints games to a console, optionally pausing between turns."""
+    """Prints games to a console, optionally pausing between turns. Text taken from a record (names,
+    descriptions, file names) is printed literally, never read as rich markup."""
 
     def __init__(self, console: Console, pause: Callable[[], None] | None = None) -> None:
         self.console = console
@@ -50,33 +95,42 @@ class Replayer:
         if self.pause is not None:
             self.pause()
 
+    def _say(self, text: str, style: str | None = None) -> None:
+        self.console.print(text, style=style, markup=False)
+
     def show(self, record: GameRecord, title: str) -> bool:
-        """Print one game round by round; returns whether it reproduces."""
-        rules = Ruleset.from_dict(record.ruleset, source=title)
-        names = seat_names(record.num_players)
+        """Print one game round by round; returns whether it reproduces.
+
+        A record that does not reproduce is not narrated (its turns may not even be legal): only
+        its header and the failed check are printed.
+        """
+        ok, verdict = verify(record)
+        self.console.rule(escape(title))
         seed = "" if record.seed is None else f", seed {record.seed}"
-        self.console.rule(title)
-        self.console.print(
-            f"Ruleset '{rules.name}', {record.num_players} players{seed}, {len(record.rounds)} rounds."
-        )
+        name = record.ruleset.get("name", "?") if isinstance(record.ruleset, dict) else "?"
+        self._say(f"Ruleset '{name}', {record.num_players} players{seed}, {len(record.rounds)} rounds.")
+        if ok:
+            self._narrate(record, Ruleset.from_dict(record.ruleset, source=title))
+        self._say(verdict, style="green" if ok else "red")
+        return ok
+
+    def _narrate(self, record: GameRecord, rules: Ruleset) -> None:
+        names = seat_names(record.num_players)
         start = (
             record.rounds[0].stacks_before if record.rounds else [rules.starting_stack] * record.num_players
         )
-        self.console.print("Start: " + stacks_text(start, rules, names))
+        self._say("Start: " + stacks_text(start, rules, names))
         for k, rec in enumerate(record.rounds, 1):
-            self.console.print(f"[bold]Round {k}[/bold] ({names[rec.starting_seat]} rolls first)")
+            self._say(f"Round {k} ({names[rec.starting_seat]} rolls first)", style="bold")
             for turn in rec.turns:
-                self.console.print("  " + describe_turn(turn, rules, names), markup=False)
+                self._say("  " + describe_turn(turn, rules, names))
                 self._wait()
             for line in describe_round(rec, rules, names):
-                self.console.print("  " + line, style="bold", markup=False)
-            self.console.print("  After: " + stacks_text(rec.stacks_after, rules, names))
+                self._say("  " + line, style="bold")
+            self._say("  After: " + stacks_text(rec.stacks_after, rules, names))
         final = record.final_stacks or start
-        self.console.print("Final: " + stacks_text(final, rules, names), style="bold")
-        self.console.print(describe_result(record, names), style="bold green")
-        ok, verdict = verify(record)
-        self.console.print(verdict, style="green" if ok else "red")
-        return ok
+        self._say("Final: " + stacks_text(final, rules, names), style="bold")
+        self._say(describe_result(record, names), style="bold green")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -99,10 +153,12 @@ def run(
     console = console or Console(highlight=False)
     try:
         games = load_games(args.file)
+        if not games:
+            raise ValueError(f"{args.file}: no games in the file")
         if args.game is not None and not 1 <= args.game <= len(games):
             raise ValueError(f"--game must be 1-{len(games)} for {args.file}, got {args.game}")
     except ValueError as e:
-        console.print(f"error: {e}", style="red", markup=False)
+        console.print(f"error: {e}", style="red", markup=False, highlight=False)
         return 2
     if interactive is None:
         interactive = sys.stdin.isatty()
