@@ -224,10 +224,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode= to the constructor")
             return None
-        try:
-            from ..ui import render as R
-        except ImportError as e:
-            raise RuntimeError(f"rendering needs zanzibar_env/ui/render.py, which is not available: {e}") from e
+        from ..ui import render as R  # raises MissingExtraError naming the [ui] install without Pillow
+
         if self.game is None:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "rgb_array":
