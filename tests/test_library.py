@@ -89,7 +89,7 @@ fails(lambda: importlib.import_module("zanzibar_env.ui.replay"), "ui")
 fails(lambda: importlib.import_module("zanzibar_env.envs.sb3"), "train")
 fails(lambda: zz.make_agent("ppo:models/ppo_classic_2p.zip"), "train")
 rgb = gym.make("Zanzibar-v0", render_mode="rgb_array")
-fails(lambda: (rgb.reset(seed=0), rgb.render()), "ui", RuntimeError)  # the env wraps the error
+fails(lambda: (rgb.reset(seed=0), rgb.render()), "ui")
 from zanzibar_env.ui.cli import main
 assert main(["train", "--help"]) == 1
 assert main(["tournament", "--agents", "random,greedy", "--games", "2", "--no-progress"]) == 1
