@@ -167,3 +167,33 @@ def test_tournament_outputs_are_checked_first_and_never_stale(tmp_path: Path) ->
     assert main([*base, "--out", str(out), "--force"]) == 0
     assert not (out / "games.jsonl").exists()  # no stale games beside the new results
     assert sorted(p.name for p in out.iterdir()) == ["games.csv", "results.json", "tournament.png"]
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.sampled_from(["--game", "--step", "0", "1", "2", "-1", "99", "x", "FILE", "DIR", "--"]), max_size=5
+    )
+)
+def test_any_replay_command_line(tmp_path_factory: pytest.TempPathFactory, argv: list[str]) -> None:
+    from zanzibar_env.core.game import play_game
+
+    from .hostile import main_of
+
+    tmp = tmp_path_factory.mktemp("argv")
+    games = tmp / "g.jsonl"
+    games.write_text(play_game("classic", seed=1, max_rounds=2).to_json() + "\n")
+    argv = [str(games) if a == "FILE" else str(tmp) if a == "DIR" else a for a in argv]
+
+    def run() -> int:
+        import io
+
+        from rich.console import Console
+
+        buf = io.StringIO()
+        code = main_of("zanzibar_env.ui.replay")(argv, console=Console(file=buf), interactive=False)
+        if code:
+            raise ValueError(buf.getvalue().strip().splitlines()[-1])
+        return int(code)
+
+    _check(Case(f"replay {argv}", run, bad=False, watch=[games]))
