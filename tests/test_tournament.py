@@ -161,3 +161,14 @@ def test_ppo_agent_in_a_two_job_tournament(tmp_path: Path) -> None:
     two = run_tournament([f"ppo:{path}", "greedy"], jobs=2, **kwargs)  # type: ignore[arg-type]
     one = run_tournament([f"ppo:{path}", "greedy"], jobs=1, **kwargs)  # type: ignore[arg-type]
     assert one.games == two.games and len(two.games) == 4
+
+
+def test_penalty_points_count_against_the_player() -> None:
+    """In the penalty game fewer points is better: the winners get place 1 and the best result."""
+    res = run_tournament(["random", "greedy"], players=3, games=6, ruleset="penalty", seed=3, progress=False)
+    for g in res.games:
+        best = min(g["final_stacks"])
+        assert sorted(g["winners"]) == [s for s, p in enumerate(g["final_stacks"]) if p == best]
+        assert all(g["place"][s] == 1 for s in g["winners"])
+        assert all(g["result"][s] == -p for s, p in enumerate(g["final_stacks"]))  # starting_stack is 0
+        assert max(g["result"]) == -best

@@ -86,7 +86,11 @@ def simulate(agent_spec: str, ruleset: str, stacks: list[int], games: int, seed:
 
 
 def _unit(stake: str) -> str:
-    return "chips given away minus received per round" if stake == "chips" else "minus lives lost per round"
+    units = {
+        "chips": "chips given away minus received per round",
+        "penalty": "minus penalty points per round",
+    }
+    return units.get(stake, "minus lives lost per round")
 
 
 def report(fig: dict[str, Any]) -> str:

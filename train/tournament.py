@@ -116,7 +116,7 @@ def _places(rec: zz.GameRecord, stake: str) -> list[int]:
             if elim[s] == math.inf and rnd.stacks_after[s] == 0:
                 elim[s] = i
     won = [s in rec.winners for s in range(n)]
-    if stake == "chips":
+    if stake in ("chips", "penalty"):  # fewer chips / penalty points is better
         keys = [(won[s], -rec.final_stacks[s], 0.0) for s in range(n)]
     else:
         keys = [(won[s], rec.final_stacks[s], elim[s]) for s in range(n)]
@@ -125,7 +125,7 @@ def _places(rec: zz.GameRecord, stake: str) -> list[int]:
 
 def _game_row(rec: zz.GameRecord, ctx: _Context, deal: int, rot: int, seats: list[int], dseed: int) -> dict:
     start, stake = ctx.ruleset.starting_stack, ctx.ruleset.stake
-    sign = -1 if stake == "chips" else 1
+    sign = -1 if stake in ("chips", "penalty") else 1  # chips and penalty points: fewer is better
     return {
         "game": deal * ctx.players + rot,
         "deal": deal,

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 
 def _unit(ruleset_name: str, short: bool = False) -> str:
-    chips = zz.load_ruleset(ruleset_name).stake == "chips"
+    stake = zz.load_ruleset(ruleset_name).stake
+    if stake == "penalty":
+        return "penalty points avoided / round" if short else "minus penalty points (points per round)"
     if short:
-        return "net chips given / round" if chips else "lives change / round"
-    return "net chips given away (chips per round)" if chips else "lives change (lives per round)"
+        return "net chips given / round" if stake == "chips" else "lives change / round"
+    return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"
 
 
 def print_table(result: TournamentResult) -> None:
