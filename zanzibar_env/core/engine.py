@@ -277,6 +277,16 @@ class RoundState:
         """The hold masks chosen so far in the turn in progress."""
         return tuple(self._turn.actions) if self._turn is not None else ()
 
+    def public_numbers(self) -> tuple[int, int, int, int, bool, int, int, int, int, int]:
+        """The acting player's public state as the encoder reads it (``observation.Encoder.one``), in one
+        call: ``(dice_index, turn_best_rank, rolls_used, turn_limit, is_first, players_after,
+        lowest_rank, lowest_count, highest_rank, earlier_payments)``."""
+        pos = self._pos
+        return (
+            self._ms, self._best_rank, self.rolls_used, self._turn_limit, pos == 0,
+            len(self._order) - pos - 1, self._lo, self._lo_count, self._hi, self._paid,
+        )  # fmt: skip
+
     def snapshot(self) -> RoundSnapshot:
         """A frozen copy of the public state (for renderers; the env encoders read the properties)."""
         return RoundSnapshot(

@@ -34,7 +34,7 @@ from ..core.dice import DiceSource, RandomDice, as_dice_source
 from ..core.engine import NUM_ACTIONS, RoundState
 from ..core.game import GameState
 from ..core import settlement as S
-from ..core.kernel import check_action, legal_mask
+from ..core.kernel import legal_mask
 from ..core.observation import encoder
 from ..core.records import RoundRecord
 from ..core.rules import Ruleset
@@ -56,21 +56,17 @@ class RoundEncoder:
 
     def tail(self, rs: RoundState, seat: int) -> list[float]:
         if rs is not self._tail_round or seat != self._tail_seat:
-            self._tail = self.enc.tail(*relative(rs.stacks, rs.active, seat, self.enc.ruleset))
+            self._tail = self.enc.tail(*relative(rs.stacks, rs.active, seat))
             self._tail_round, self._tail_seat = rs, seat
         return self._tail
 
     def __call__(self, rs: RoundState) -> np.ndarray:
         seat = rs.current_seat
         assert seat is not None
-        return self.enc.one(
-            rs.dice_index, rs.turn_best_rank, rs.rolls_used, rs.turn_limit, rs.position == 0,
-            rs.players_after, rs.lowest_rank, rs.lowest_count, rs.highest_rank, rs.earlier_payments,
-            self.tail(rs, seat),
-        )  # fmt: skip
+        return self.enc.one(*rs.public_numbers(), self.tail(rs, seat))
 
 
-def relative(stacks: Any, active: Any, seat: int, rules: Ruleset) -> tuple[list[int], list[bool]]:
+def relative(stacks: Any, active: Any, seat: int) -> tuple[list[int], list[bool]]:
     """Stacks and active flags from ``seat``'s point of view (own seat first, clockwise)."""
     st, act = list(stacks), list(active)
     return st[seat:] + st[:seat], act[seat:] + act[:seat]
@@ -209,7 +205,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         if self._passing:
             self._passing = False
         else:
-            self.game.act(self._check_action(action))
+            self.game.act(action)  # the engine checks it (kernel.check_action)
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
@@ -237,9 +233,6 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return None
 
     # ---- internals ------------------------------------------------------------------------------
-    def _check_action(self, action: Any) -> int:
-        return check_action(action, self._legal_bool)
-
     def _advance(self) -> list[RoundRecord]:
         """Play the bots until the agent decides or the episode ends; returns the rounds that ended."""
         g = self.game
@@ -255,7 +248,10 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             if s is None or s == seat:
                 return records
             action = opps[(s - seat) % n - 1].act(g.round.view())
-            g.act(check_action(action, self._legal_bool, f" from the opponent in seat {s}"))
+            try:
+                g.act(action)  # checked by the engine (kernel.check_action)
+            except ValueError as e:
+                raise ValueError(f"{e} (from the opponent in seat {s})") from None
 
     def _collect(self) -> list[RoundRecord]:
         """Score the rounds that ended since the last call, one by one, up to the episode's end."""
@@ -308,5 +304,5 @@ def _round_result(rec: RoundRecord, seat: int, rules: Ruleset) -> float:
 def terminal_obs(rules: Ruleset, stacks: Any, seat: int) -> np.ndarray:
     """The observation of ``seat`` after its episode (kernel encoder's :meth:`terminal`)."""
     active = [x > 0 if rules.stake == "lives" else True for x in stacks]
-    st, act = relative(stacks, active, seat, rules)
+    st, act = relative(stacks, active, seat)
     return encoder(rules).terminal(np.array([st]), np.array([act]))[0]
