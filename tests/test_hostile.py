@@ -197,3 +197,22 @@ def test_any_replay_command_line(tmp_path_factory: pytest.TempPathFactory, argv:
         return int(code)
 
     _check(Case(f"replay {argv}", run, bad=False, watch=[games]))
+
+
+def test_engine_and_env_edges_named_by_the_hostile_suite() -> None:
+    """Seats must be ints (not bools), numpy ints are welcome, over-long model paths are clear errors,
+    and every game has a hard round cap even when the ruleset sets none."""
+    import gymnasium as gym
+    import numpy as np
+
+    import zanzibar_env as zz
+    from zanzibar_env.core.rules import MAX_GAME_ROUNDS
+
+    with pytest.raises(ValueError, match="starting seat"):
+        zz.play_round("classic", num_players=2, starting_seat=True, seed=0)  # type: ignore[arg-type]
+    rec = zz.play_round("classic", stacks=[np.int64(5), np.int64(5)], starting_seat=np.int64(1), seed=0)
+    assert rec.starting_seat == 1 and type(rec.stacks_before[0]) is int
+    with pytest.raises(ValueError, match="not found"):
+        gym.make("Zanzibar-v0", opponents="x" * 5000 + ".zip")
+    assert zz.load_ruleset("classic").round_cap == MAX_GAME_ROUNDS
+    assert zz.GameState(zz.load_ruleset("classic"), 2, zz.RandomDice(0)).max_rounds == MAX_GAME_ROUNDS

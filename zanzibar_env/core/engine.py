@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from . import kernel as K
 from . import settlement as S
 from .dice import DiceSource
@@ -117,8 +119,10 @@ def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> 
 def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) -> None:
     """Raise ``ValueError`` unless a round can start from these stacks and this seat."""
     n = len(stacks)
-    if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in stacks):
+    if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in stacks):
         raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
+    if isinstance(starting_seat, bool) or not isinstance(starting_seat, (int, np.integer)):
+        raise ValueError(f"starting seat must be an integer seat, got {starting_seat!r}")
     if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
         raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
     if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
@@ -146,6 +150,7 @@ class RoundState:
         n = len(stacks)
         if validate:  # GameState passes validate=False for the rounds it starts itself
             _check_round_start(ruleset, stacks, starting_seat)
+            stacks, starting_seat = [int(s) for s in stacks], int(starting_seat)  # numpy ints welcome
         self.ruleset = ruleset
         self.table = ruleset.table
         self.source = dice

@@ -68,7 +68,7 @@ class GameState:
             raise ValueError(f"max_rounds must be None or a positive integer, got {max_rounds!r}")
         self.ruleset = ruleset
         self.source = dice
-        self.max_rounds = max_rounds if max_rounds is not None else ruleset.max_rounds
+        self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
         self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), seed)
         start = [ruleset.starting_stack] * n if stacks is None else _check_start_stacks(stacks, n, ruleset)
         self.stacks = start

@@ -167,6 +167,11 @@ class Ruleset:
         return self.lives_by_rank[top.rank]
 
     @property
+    def round_cap(self) -> int:
+        """Rounds after which a game is truncated: ``max_rounds``, or :data:`MAX_GAME_ROUNDS` when unset."""
+        return self.max_rounds if self.max_rounds is not None else MAX_GAME_ROUNDS
+
+    @property
     def stack_scale(self) -> int:
         """What the observation divides stacks by: ``starting_stack`` for chips and lives; for ``penalty``
         the most points one player can take in the game (``num_rounds`` times the most per round)."""

@@ -55,12 +55,19 @@ def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
 
 
 def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
-    """The round cap: ``max_rounds`` if given (a positive int), else the ruleset's own (maybe ``None``)."""
+    """The round cap: ``max_rounds`` if given (a positive int), else the ruleset's (``Ruleset.round_cap``)."""
     if max_rounds is None:
-        return ruleset.max_rounds
+        return ruleset.round_cap
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
         raise ValueError(f"max_rounds must be None or a positive integer, got {max_rounds!r}")
     return int(max_rounds)
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or a NUL byte
+        return False
 
 
 def _one_opponent(spec: Any) -> Any:
@@ -68,8 +75,8 @@ def _one_opponent(spec: Any) -> Any:
         path = spec[4:] if spec.startswith("ppo:") else spec
         looks_like_path = spec.startswith("ppo:") or path.endswith(".zip") or "/" in path or "\\" in path
         if looks_like_path:
-            if not Path(path).is_file():
-                raise ValueError(f"opponent model file not found: {path!r}")
+            if not _is_file(path):
+                raise ValueError(f"opponent model file not found: {path[:200]!r}")
             return make_agent(f"ppo:{path}")
     if not isinstance(spec, str) and not hasattr(spec, "act"):
         raise ValueError(
