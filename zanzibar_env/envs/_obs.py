@@ -40,7 +40,7 @@ class ObsFormat:
         else:
             self.space = flat
 
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> Any:
+    def __call__(self, obs: np.ndarray, mask: np.ndarray | None) -> Any:
         """``obs`` (``[33]`` or ``[N, 33]``) and its legal actions (``[8]`` or ``[N, 8]``) as ``obs_type``."""
         if self.kind == "onehot":
             return onehot(obs, *self.dims)
