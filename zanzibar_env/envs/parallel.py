@@ -6,9 +6,8 @@ Use it in research code::
 
     env = parallel_env(num_players=3)
     obs, infos = env.reset(seed=0)
-    while env.agents:
-        actions = {a: int(o["action_mask"].nonzero()[0][-1]) if o["action_mask"].any() else 0
-                   for a, o in obs.items() if a in env.agents}
+    while env.agents:  # only the acting agent's action counts (the others' masks are all zero)
+        actions = {a: env.action_space(a).sample(mask=obs[a]["action_mask"]) for a in env.agents}
         obs, rewards, terms, truncs, infos = env.step(actions)
 """
 
