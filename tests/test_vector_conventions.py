@@ -162,3 +162,14 @@ def test_no_decision_flag_and_skip() -> None:
         assert not info["no_decision"].any() and (obs[:, 4] > 0).all()  # everyone at a decision
         obs, _, term, _, info = skip.step(np.full(64, 7))
         assert term.all()
+
+
+def test_sb3_adapter_refuses_next_step_and_dict_obs() -> None:
+    pytest.importorskip("stable_baselines3")
+    from zanzibar_env.envs.sb3 import SB3VecEnv
+
+    with pytest.raises(ValueError, match="SAME_STEP"):
+        SB3VecEnv(ZanzibarVectorEnv(2, autoreset_mode=NEXT))
+    with pytest.raises(ValueError, match="obs_type"):
+        SB3VecEnv(ZanzibarVectorEnv(2, obs_type="dict"))
+    SB3VecEnv(ZanzibarVectorEnv(2, obs_type="onehot")).reset()
