@@ -140,7 +140,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     flag is in every info of the episode), and the next :meth:`step` ignores its action and reports
     the end. ``skip_no_decision=True`` makes :meth:`reset` start new games until the agent has a
     decision (frequent in ``ZanzibarRound-v0``: an earlier player who stops after one roll leaves
-    the agent a single roll).
+    the agent a single roll). Every info also holds ``seat``, ``num_rounds`` (rounds played in the
+    episode) and ``rounds`` (the :class:`RoundRecord` of each round that ended during the call).
 
     ## Arguments
     ``ruleset`` (name, YAML path, mapping or Ruleset), ``num_players`` (2-8), ``opponents`` (a name in
@@ -332,6 +333,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             "rounds": records,
             "seat": self.seat,
             "no_decision": self._no_decision,
+            "num_rounds": len(self.game.record.rounds) if self.game is not None else 0,
         }
 
 
