@@ -204,7 +204,7 @@ def test_same_step_autoreset_final_obs() -> None:
                 fo = info["final_obs"][i]
                 assert fo.shape == (33,) and (fo[:16] == 0).all() and fo[32] == 2 / 8
                 assert r[i] in (-1.0, 0.0, 1.0)
-                assert info["final_info"]["rounds"][i] == 1
+                assert info["final_info"]["num_rounds"][i] == 1
         # every returned obs is a new (or running) episode's decision, not a terminal one
         assert (obs[:, 0] > 0).sum() >= 16 - vec.passing.sum()
     assert seen > 0

@@ -7,6 +7,9 @@ to represent: each die's face (3 x 6), the count of each face (6 x 4: 0-3 dice),
 lowest and highest earlier hands' ranks (``num_ranks + 1`` each, the extra slot meaning "no earlier
 hand"), rolls used and the roll limit (``max_rolls + 1`` each). ``num_ranks``/``max_rolls`` come from
 the ruleset the model is trained on and are saved with the model (``policy_kwargs``).
+
+The numpy twin of this extractor is :func:`zanzibar_env.core.onehot.onehot` (the envs'
+``obs_type="onehot"``); ``tests/test_obs_types.py`` checks that both give the same vector.
 """
 
 from __future__ import annotations

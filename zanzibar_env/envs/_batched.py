@@ -39,6 +39,7 @@ class BatchedGame:
     _pool: np.ndarray
     _pool_pos: int
     _sources: list[DiceSource] | None
+    same_step: bool = True  # autoreset mode: SAME_STEP (True) or NEXT_STEP
 
     # ---- set-up ---------------------------------------------------------------------------------
     def _setup_tables(self) -> None:
@@ -190,10 +191,11 @@ class BatchedGame:
                     self._new_round(cont, np.where(alive, hs, self._next_active(cont, hs)))
                     c = np.concatenate([c, cont])
                 ended = s[(self.term[s] | self.trunc[s]) & ~self.fresh[s]]
-                if ended.size:  # SAME_STEP autoreset: report the end, begin the next episode at once
+                if ended.size:  # report the end; SAME_STEP autoreset: begin the next episode at once
                     self._finish(ended)
-                    self.begin_episode(ended)
-                    c = np.concatenate([c, ended])
+                    if self.same_step:
+                        self.begin_episode(ended)
+                        c = np.concatenate([c, ended])
             t = c[self._start_turn(c)]
 
     def _finish(self, e: np.ndarray) -> None:

@@ -123,3 +123,17 @@ def check_common(
     check_choice("reward", reward, REWARDS)
     check_choice("episode", episode, EPISODES)
     return rules, n, fixed
+
+
+#: resets tried by ``skip_no_decision=True`` before giving up (a decision comes in ~70% of resets)
+MAX_SKIPS = 1000
+
+
+def seat_option(options: dict[str, Any] | None, n: int) -> int | None:
+    """The learner's seat from ``reset(options={"seat": s})`` (``None`` if not given)."""
+    if not options or options.get("seat") is None:
+        return None
+    seat = check_seat(options["seat"], n)
+    if seat is None:
+        raise ValueError(f"options['seat'] must be an integer 0-{n - 1}, got {options['seat']!r}")
+    return seat

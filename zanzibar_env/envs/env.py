@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _envutil as U
+from ._obs import ObsFormat
 from ..core.dice import DiceSource, RandomDice, as_dice_source
 from ..core.engine import NUM_ACTIONS, RoundState
 from ..core.game import GameState
@@ -84,9 +85,9 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ## Action Space
     ``Discrete(8)``: a hold mask over the dice *sorted ascending*: bit ``i`` keeps die ``i`` and the
     others are re-thrown; ``7`` keeps all and stops. The agent is asked only while a roll remains;
-    turns without a choice are played without asking. ``info["action_mask"]`` (int8[8]) and
-    :meth:`action_masks` give the legal actions (only 0 and 7 where holds are not allowed); an
-    illegal action raises ``ValueError``.
+    turns without a choice are played without asking. ``info["action_mask"]`` and
+    :meth:`action_masks` (both ``bool[8]``) give the legal actions (only 0 and 7 where holds are not
+    allowed); an illegal action raises ``ValueError``.
 
     ## Observation Space
     ``Box(-1, 8, (33,), float32)``, always from the agent's seat, built as ``observation.encode``:
@@ -108,6 +109,11 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ``observation.OBS_LAYOUT`` and ``observation.decode`` give the same by name. After the episode
     ends the observation is all zeros but indices 16-32 (final stacks).
 
+    ``obs_type="onehot"``: ``Box(-1, 8, (k,), float32)``, the 33 floats above followed by one-hot codes
+    of the dice, face counts, ranks and rolls (``zanzibar_env.core.onehot``; ``k`` = 156 for
+    ``classic``), the encoding the default training uses. ``obs_type="dict"``:
+    ``Dict{"observation": Box(33), "action_mask": MultiBinary(8)}`` (RLlib / Tianshou style).
+
     ## Starting State
     Every seat holds the ruleset's starting stack; seat 0 rolls first; the agent's seat is drawn
     uniformly (``seat="random"``) or fixed. Bots' turns before the agent's first decision are
@@ -126,8 +132,12 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     agent is out of lives, or (round env) when the round is settled. Truncated after ``max_rounds``
     rounds. If the episode ends before the agent's first decision (e.g. in the round env an earlier
     player stopped after one roll, so the agent's turn is a single roll), :meth:`reset` returns the
-    final observation with every action legal, and the next :meth:`step` ignores its action and
-    reports the end.
+    final observation with every action legal and ``info["no_decision"] = True`` (False otherwise; the
+    flag is in every info of the episode), and the next :meth:`step` ignores its action and reports
+    the end. ``skip_no_decision=True`` makes :meth:`reset` start new games until the agent has a
+    decision (frequent in ``ZanzibarRound-v0``: an earlier player who stops after one roll leaves
+    the agent a single roll). Every info also holds ``seat``, ``num_rounds`` (rounds played in the
+    episode) and ``rounds`` (the :class:`RoundRecord` of each round that ended during the call).
 
     ## Arguments
     ``ruleset`` (name, YAML path, mapping or Ruleset), ``num_players`` (2-8), ``opponents`` (a name in
@@ -136,7 +146,9 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ``seat`` (``"random"`` or 0..n-1), ``reward`` (``"chips"`` or ``"win"``), ``render_mode``
     (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds`` (overrides the ruleset's cap),
     ``episode`` (``"game"`` or ``"round"``), ``dice`` (a ``DiceSource`` or a list of faces that
-    replaces the random dice, for tests and replays).
+    replaces the random dice, for tests and replays), ``obs_type`` (``"flat"``, ``"onehot"``,
+    ``"dict"``), ``skip_no_decision`` (bool). ``reset(options={"seat": s})`` puts the agent in seat
+    ``s`` for that episode.
 
     ## Version History
     * v0: initial version.
@@ -155,6 +167,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         max_rounds: int | None = None,
         episode: str = "game",
         dice: DiceSource | list[int] | None = None,
+        obs_type: str = "flat",
+        skip_no_decision: bool = False,
     ) -> None:
         self.rules: Ruleset
         self.rules, self.n, self.fixed_seat = U.check_common(ruleset, num_players, seat, reward, episode)
@@ -162,17 +176,19 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
-        self.observation_space = U.observation_space()
+        self._fmt = ObsFormat(obs_type, self.rules)
+        self.observation_space = self._fmt.space
+        self.skip_no_decision = bool(skip_no_decision)
         self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
         self._legal_bool = legal_mask(self.rules.holds_allowed)
-        self._legal, self._all = self._legal_bool.astype(np.int8), np.ones(NUM_ACTIONS, np.int8)
+        self._legal, self._all = self._legal_bool, np.ones(NUM_ACTIONS, bool)
         self.game: GameState | None = None
         self._encode = RoundEncoder(self.rules)
         self.seat = 0
-        self._ended = True
-        self._passing = False
+        self._ended, self._term, self._trunc, self._reward = True, False, False, 0.0
+        self._passing = self._no_decision = False
 
     # ---- gymnasium API --------------------------------------------------------------------------
     def reset(
@@ -184,17 +200,17 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         if self._script is None and (seed is not None or self._dice is None):
             self._dice = RandomDice(self.np_random)
         assert self._dice is not None
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.n))
-        cap = 1 if self.episode == "round" else self.max_rounds
-        self.game = GameState(self.rules, self.n, self._dice, 0, cap)
-        self._seen, self._reward = 0, 0.0
-        self._final_stacks: list[int] = []
-        self._term = self._trunc = self._ended = False
-        records = self._advance()
-        self._passing = self._ended
+        seat = U.seat_option(options, self.n)
+        for _ in range(U.MAX_SKIPS):
+            records = self._start(seat)
+            if not (self._ended and self.skip_no_decision):
+                break
+        else:
+            raise RuntimeError(f"no decision in {U.MAX_SKIPS} resets; set skip_no_decision=False")
+        self._passing = self._no_decision = self._ended
         if self.render_mode == "human":
             self.render()
-        return self._obs(), self._info(records)
+        return self._out(), self._info(records)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.game is None:
@@ -210,11 +226,11 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, self._term, self._trunc, self._info(records)
+        return self._out(), reward, self._term, self._trunc, self._info(records)
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions as ``bool[8]`` (sb3-contrib's convention)."""
-        return self._mask().astype(bool)
+        """Legal actions as ``bool[8]`` (sb3-contrib's convention; the same as ``info["action_mask"]``)."""
+        return self._mask().copy()
 
     def render(self) -> Any:
         if self.render_mode is None:
@@ -233,6 +249,23 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return None
 
     # ---- internals ------------------------------------------------------------------------------
+    def _start(self, seat: int | None) -> list[RoundRecord]:
+        """Begin a new game (the agent in ``seat``, else the fixed or a random seat); play to its decision."""
+        if seat is None:
+            seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.n))
+        self.seat = seat
+        assert self._dice is not None
+        cap = 1 if self.episode == "round" else self.max_rounds
+        self.game = GameState(self.rules, self.n, self._dice, 0, cap)
+        self._seen, self._reward = 0, 0.0
+        self._final_stacks: list[int] = []
+        self._term = self._trunc = self._ended = False
+        return self._advance()
+
+    def _out(self) -> Any:
+        """The observation as ``obs_type`` asks."""
+        return self._fmt(self._obs(), self._mask())
+
     def _advance(self) -> list[RoundRecord]:
         """Play the bots until the agent decides or the episode ends; returns the rounds that ended."""
         g = self.game
@@ -291,7 +324,13 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return self._all if self._passing or self._ended else self._legal
 
     def _info(self, records: list[RoundRecord]) -> dict[str, Any]:
-        return {"action_mask": self._mask().copy(), "rounds": records, "seat": self.seat}
+        return {
+            "action_mask": self._mask().copy(),
+            "rounds": records,
+            "seat": self.seat,
+            "no_decision": self._no_decision,
+            "num_rounds": len(self.game.record.rounds) if self.game is not None else 0,
+        }
 
 
 def _round_result(rec: RoundRecord, seat: int, rules: Ruleset) -> float:

@@ -14,6 +14,8 @@ with requires_extra("multiagent", "the PettingZoo env"):
     from pettingzoo.utils import wrappers
 
 from . import _envutil as U
+from ._obs import OBS_TYPES, ObsFormat
+from ._state import game_state, state_space
 from ..core import settlement as S
 from ..core.dice import RandomDice
 from ..core.engine import NUM_ACTIONS
@@ -44,7 +46,10 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ``Dict{"observation": Box(-1, 8, (33,), float32), "action_mask": Box(0, 1, (8,), int8)}``. The
     acting agent sees the same encoding as the single env from its own seat
     (``zanzibar_env.core.observation.OBS_LAYOUT``); any other agent sees zeros but its seat blocks
-    (16-31, from its own seat) and the table size (32), with an all-zero mask.
+    (16-31, from its own seat) and the table size (32), with an all-zero mask. ``obs_type="onehot"``
+    puts the single env's one-hot encoding in ``"observation"`` instead (``"flat"`` and ``"dict"``:
+    the 33 floats; the observation is always a dict with the mask, PettingZoo's convention).
+    :meth:`state` / ``state_space``: the global state (``zanzibar_env.envs._state``, ``Box(41)``).
 
     ## Starting State
     Every seat holds the ruleset's starting stack; seat 0 rolls first.
@@ -62,7 +67,8 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
 
     ## Arguments
     ``ruleset``, ``num_players`` (2-8), ``reward`` (``"chips"``/``"win"``), ``render_mode``
-    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``episode`` (``"game"``/``"round"``).
+    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``episode`` (``"game"``/``"round"``),
+    ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``).
 
     ## Version History
     * v0: initial version.
@@ -83,6 +89,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         render_mode: str | None = None,
         max_rounds: int | None = None,
         episode: str = "game",
+        obs_type: str = "flat",
     ) -> None:
         super().__init__()
         self.rules, self.n, _ = U.check_common(ruleset, num_players, "random", reward, episode)
@@ -92,9 +99,13 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         self.reward_kind, self.episode = reward, episode
         self.possible_agents = [f"player_{i}" for i in range(self.n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {"observation": U.observation_space(), "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
+        self._fmt = ObsFormat(
+            "onehot" if U.check_choice("obs_type", obs_type, OBS_TYPES) == "onehot" else "flat", self.rules
         )
+        obs_space = spaces.Dict(
+            {"observation": self._fmt.space, "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
+        )
+        self.state_space = state_space()
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._legal_bool = legal_mask(self.rules.holds_allowed)
@@ -151,11 +162,16 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             and agent in self.agents
             and not self.terminations[agent]
         ):
-            return {"observation": self._encode(g.round), "action_mask": self._legal.copy()}
+            return {"observation": self._fmt(self._encode(g.round), None), "action_mask": self._legal.copy()}
         return {
-            "observation": terminal_obs(self.rules, g.stacks, seat),
+            "observation": self._fmt(terminal_obs(self.rules, g.stacks, seat), None),
             "action_mask": np.zeros(NUM_ACTIONS, np.int8),
         }
+
+    def state(self) -> np.ndarray:
+        """The global state ``float32[41]``: the acting seat's observation and its one-hot seat index."""
+        g = self.game
+        return game_state(g, self._encode, lambda s: terminal_obs(self.rules, g.stacks if g else [], s))
 
     def render(self) -> Any:
         if self.render_mode is None:

@@ -51,6 +51,12 @@ class SB3VecEnv(VecEnv):
         self.venvs = [venvs] if isinstance(venvs, gym.vector.VectorEnv) else list(venvs)
         if not self.venvs:
             raise ValueError("SB3VecEnv needs at least one vector env")
+        for v in self.venvs:
+            mode = v.metadata.get("autoreset_mode")
+            if mode is not None and mode != gym.vector.AutoresetMode.SAME_STEP:
+                raise ValueError(f"SB3VecEnv needs vector envs with SAME_STEP autoreset, got {mode}")
+            if not isinstance(v.single_observation_space, gym.spaces.Box):
+                raise ValueError("SB3VecEnv needs Box observations: use obs_type='flat' or 'onehot'")
         sizes = [int(v.num_envs) for v in self.venvs]
         self._bounds = np.cumsum([0, *sizes])
         n = int(self._bounds[-1])

@@ -16,7 +16,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import _envutil as U
-from ._batched import _MS_DICE, BatchedGame
+from ._batched import _MS_DICE
+from ._vecmodes import VectorConventions, seed_sequence
+from ._obs import ObsFormat
 from ..core import kernel as K
 from ..core.dice import DiceSource
 from ..core.engine import NUM_ACTIONS, View
@@ -24,7 +26,7 @@ from ..core.observation import OBS_SIZE, ViewBatch
 from ..core.rules import MAX_PLAYERS
 
 
-class ZanzibarVectorEnv(BatchedGame, VectorEnv):
+class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     """``num_envs`` Zanzibar games (or rounds) stepped together in numpy; same game as ``ZanzibarEnv``.
 
     ## Description
@@ -41,7 +43,8 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
     ## Observation Space
     ``Box(-1, 8, (num_envs, 33), float32)``, each row the single env's observation (see
     ``zanzibar_env.core.observation.OBS_LAYOUT``), built from lookup tables that give exactly the floats
-    of ``observation.encode_batch`` (tested).
+    of ``observation.encode_batch`` (tested). ``obs_type="onehot"`` / ``"dict"`` as the single env
+    (the batch of its ``observation_space``; ``"dict"`` holds ``int8[N, 8]`` masks).
 
     ## Starting State
     As the single env: full stacks, seat 0 rolls first, the learner's seat drawn per env (or fixed).
@@ -50,19 +53,31 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
     As the single env (``"chips"`` or ``"win"``), per env.
 
     ## Episode End
-    As the single env. Autoreset mode is ``SAME_STEP`` (``metadata["autoreset_mode"]``): when an env's
-    episode ends, the returned observation is already the new episode's first observation; the last
-    observation is in ``infos["final_obs"]`` (an object array, ``None`` where no episode ended) and
-    ``infos["final_info"]`` (a dict of arrays: ``rounds``, ``stacks`` relative to the learner), each with
-    a bool mask ``infos["_final_obs"]`` / ``infos["_final_info"]``. Rewards of rounds that end before
-    the new episode's first decision are paid with its first step.
+    As the single env. ``autoreset_mode`` (``metadata["autoreset_mode"]``) is ``SAME_STEP`` (default,
+    what ``zanzibar_env.envs.sb3`` needs) or ``NEXT_STEP`` (what Gymnasium's ``NormalizeObservation``
+    needs). ``SAME_STEP``: when an env's episode ends, the returned observation is already the new
+    episode's first observation; the last observation is in ``infos["final_obs"]`` (an object array,
+    ``None`` where no episode ended) and ``infos["final_info"]`` (a dict of arrays: ``num_rounds``,
+    ``stacks`` relative to the learner), each with a bool mask ``infos["_final_obs"]`` /
+    ``infos["_final_info"]``. ``NEXT_STEP``: the step that ends an episode returns its last observation;
+    the next step ignores that env's action and returns the new episode's first observation with
+    reward 0. Rewards of rounds that end before the new episode's first decision are paid with its
+    first step. ``max_episode_steps`` truncates an episode after that many steps (as Gymnasium's
+    ``TimeLimit``; ``gym.make_vec(..., max_episode_steps=k)`` passes it). ``infos`` hold, per env, the
+    single env's keys ``action_mask`` (``bool[N, 8]``), ``seat``, ``no_decision`` and ``num_rounds``
+    (rounds played in the episode; the single env's ``rounds`` record lists are not built here).
 
     ## Arguments
     ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
     the single env; ``episode``: ``"game"`` (``Zanzibar-v0``) or ``"round"`` (``ZanzibarRound-v0``);
-    ``seed``: seeds the generator used until ``reset(seed=...)``. ``reset(options={"seat": seats})``
-    fixes each env's learner seat for that reset; :meth:`set_dice_sources` (tests) replays scripted
-    dice per env in the engine's order.
+    ``seed``: seeds the generator used until ``reset(seed=...)``; ``obs_type``, ``skip_no_decision`` as
+    the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
+    ``reset(seed=[s_0, ..., s_{N-1}])`` seeds the batch from the list (one generator draws every env's
+    dice, so an env's dice depend on the whole list). ``reset(options={"seat": s})`` fixes the
+    learner's seat of every env (an int) or of each (``int[N]``) for that reset. Gymnasium refuses
+    ``wrappers=`` in ``vector_entry_point`` mode: use its vector wrappers on this env, or
+    ``vectorization_mode="sync"`` for per-env wrappers. :meth:`set_dice_sources` (tests) replays
+    scripted dice per env in the engine's order.
 
     ## Version History
     * v0: initial version.
@@ -82,6 +97,10 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         max_rounds: int | None = None,
         seed: int | None = None,
         render_mode: str | None = None,
+        obs_type: str = "flat",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        max_episode_steps: int | None = None,
+        skip_no_decision: bool = False,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -92,8 +111,10 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
         self.num_envs = int(num_envs)
-        self.single_observation_space = U.observation_space()
+        self._fmt = ObsFormat(obs_type, self.rules)
+        self.single_observation_space = self._fmt.space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self._set_modes(autoreset_mode, max_episode_steps, skip_no_decision)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._setup_tables()
@@ -107,6 +128,10 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         self._has_reset = False
         self._fobs: np.ndarray | None = None
         self._oterm = self._otrunc = np.zeros(self.num_envs, bool)
+        self._reported = np.zeros(self.num_envs, bool)  # NEXT_STEP: ended last step, reset at this one
+        self._nodec = np.zeros(self.num_envs, bool)  # the row's episode had no decision
+        self._steps = np.zeros(self.num_envs, np.int64)  # learner steps in the row's episode
+        self._cut_obs: tuple[np.ndarray, np.ndarray] | None = None  # rows cut by max_episode_steps
 
     # ---- views and opponents --------------------------------------------------------------------
     def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -244,7 +269,7 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         st = self.stacks[r[:, None], self._rot[self.seat[r]]]
         return self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
 
-    def _observe(self) -> np.ndarray:
+    def _flat_obs(self) -> np.ndarray:
         if not self.passing.any():
             return self.encode_rows(np.arange(self.num_envs))
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
@@ -253,7 +278,12 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         obs[p] = self._terminal_obs(p)
         if d.size:
             obs[d] = self.encode_rows(d)
+        if self._cut_obs is not None:  # NEXT_STEP: a time-limit cut shows the observation it was cut at
+            obs[self._cut_obs[0]] = self._cut_obs[1]
         return obs
+
+    def _observe(self) -> Any:
+        return self._fmt(self._flat_obs(), self.action_masks())
 
     def action_masks(self) -> np.ndarray:
         """Legal actions ``bool[N, 8]`` (all legal where an episode only waits to report its end)."""
@@ -262,30 +292,39 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         return m
 
     def _infos(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "_action_mask": np.ones(self.num_envs, bool)}
+        self._nodec[self.fresh] = self.passing[self.fresh]
+        info = {
+            "action_mask": self.action_masks(),
+            "seat": self.seat.copy(),
+            "no_decision": self._nodec.copy(),
+            "num_rounds": self.rounds.copy(),
+        }
+        for k in list(info):
+            info["_" + k] = np.ones(self.num_envs, bool)
+        return info
 
     # ---- gymnasium API --------------------------------------------------------------------------
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """Start a new episode in every env; ``seed`` reseeds the dice, seats and opponents.
 
-        ``options={"seat": seats}`` fixes the learner's seat of each env for this reset (``int[N]``).
+        ``seed`` is an int or one int per env (the batch is seeded from the whole list:
+        ``np.random.SeedSequence(seeds)``). ``options={"seat": s}`` fixes the learner's seat of every
+        env (an int) or of each env (``int[N]``) for this reset.
         """
-        seats = None if not options or "seat" not in options else np.asarray(options["seat"], np.int64)
-        if seats is not None and (
-            seats.shape != (self.num_envs,) or (seats < 0).any() or (seats >= self.n).any()
-        ):
-            raise ValueError(f"options['seat'] must be {self.num_envs} seats 0-{self.n - 1}, got {options!r}")
+        seats = self._seat_option(options)
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(seed_sequence(seed, self.num_envs))
             self._np_random = self.rng
             self._pool, self._pool_pos = np.zeros(0, np.int64), 0
             U.seed_opponents(self.opponents, self.rng)
         self.acc[:], self.pend[:] = 0.0, 0.0
+        self._reported[:], self._nodec[:], self._cut_obs = False, False, None
         rows = np.arange(self.num_envs)
         self.begin_episode(rows, seats)
         self._play(rows[:0], rows[:0], rows)
+        self._skip_no_decision()
         self.passing = self.term | self.trunc
         self._has_reset = True
         return self._observe(), self._infos()
@@ -298,25 +337,31 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
             )
         return K.check_actions(act, self._legal, skip=self.passing)
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every env; ended envs are reset in the same step (``SAME_STEP`` autoreset)."""
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every env; ended envs are reset in this step (``SAME_STEP``) or the next (``NEXT_STEP``)."""
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         act = self._check_actions(actions)
         self.acc, self.pend = self.pend, self.acc
         self.pend[:] = 0.0
         self.fresh[:] = False
-        self._fobs = None
+        self._fobs, self._cut_obs = None, None
         self._oterm, self._otrunc = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)
-        new = np.flatnonzero(self.passing)
-        if new.size:  # episodes that ended before a decision report their end now and begin anew
-            self._finish(new)
+        late = np.flatnonzero(self.passing & ~self._reported)  # ended before a decision: report now
+        if late.size:
+            self._finish(late)
+        new = np.flatnonzero(self.passing if self.same_step else self._reported)
+        if new.size:
             self.begin_episode(new)
         go = np.flatnonzero(~self.passing)
+        self._steps[go] += 1
         self._play(go, act[go], new)
+        self._time_limit(go)
+        self._skip_no_decision()
         self.passing = self.term | self.trunc
+        self._reported = (self._oterm | self._otrunc) & (not self.same_step)
         infos = self._infos()
-        if self._fobs is not None:
+        if self._fobs is not None and self.same_step:
             infos.update(self._final())
         return self._observe(), self.acc.copy(), self._oterm, self._otrunc, infos
 
@@ -326,7 +371,12 @@ class ZanzibarVectorEnv(BatchedGame, VectorEnv):
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(mask):
             final_obs[i] = self._fobs[i]
-        info = {"rounds": self._frounds, "_rounds": mask, "stacks": self._fstacks, "_stacks": mask.copy()}
+        info = {
+            "num_rounds": self._frounds,
+            "_num_rounds": mask,
+            "stacks": self._fstacks,
+            "_stacks": mask.copy(),
+        }
         m = mask.copy()
         return {"final_obs": final_obs, "_final_obs": m, "final_info": info, "_final_info": m.copy()}
 
