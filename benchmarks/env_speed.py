@@ -1,7 +1,7 @@
 """Env speed: steps per second of the Zanzibar envs against Gymnasium's Blackjack-v1, in one run.
 
 Measures, for ``--seconds`` each: ``Blackjack-v1`` through ``gym.make`` (the reference, timed
-before and after the others; the ratio uses the mean), ``Zanzibar-v0`` through ``gym.make``, the raw
+before and after the others; the ratio uses the mean), ``Zanzibar-v1`` through ``gym.make``, the raw
 :class:`~zanzibar_env.envs.env.ZanzibarEnv`, and the native vector env at 1, 256, 1024 and 4096 envs
 (a vector step of ``N`` envs counts ``N`` steps). Actions are uniform random (legal in every shipped
 ruleset); episodes are reset as they end. Figures are wall-clock steps/s and, because the machine
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]
     bj = [timed(single_stepper(gym.make("Blackjack-v1"), a.seed), a.seconds)]
     kw = dict(ruleset=a.ruleset, opponents=a.opponents)
     rows.append(
-        ("Zanzibar-v0 (gym.make)", *timed(single_stepper(gym.make("Zanzibar-v0", **kw), a.seed), a.seconds))
+        ("Zanzibar-v1 (gym.make)", *timed(single_stepper(gym.make("Zanzibar-v1", **kw), a.seed), a.seconds))
     )
     rows.append(("ZanzibarEnv (raw)", *timed(single_stepper(ZanzibarEnv(**kw), a.seed), a.seconds)))
     for n in VECTOR_SIZES:

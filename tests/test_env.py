@@ -17,7 +17,7 @@ from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
 from .oracles import reference_obs
 
-IDS = ("Zanzibar-v0", "ZanzibarRound-v0")
+IDS = ("Zanzibar-v1", "ZanzibarRound-v1")
 
 
 @pytest.mark.parametrize("ruleset", ["classic", "simple_scoring", "alt_chips", "lives", "penalty"])
@@ -33,7 +33,7 @@ def test_make_with_prefix_in_a_fresh_interpreter() -> None:
     import sys
 
     code = (
-        "import gymnasium as gym; e = gym.make('zanzibar_env:ZanzibarRound-v0', num_players=3); "
+        "import gymnasium as gym; e = gym.make('zanzibar_env:ZanzibarRound-v1', num_players=3); "
         "print(e.reset(seed=0)[0].shape)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -66,7 +66,7 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
 
 def test_same_seed_same_trajectory() -> None:
     def run() -> list[object]:
-        env = gym.make("Zanzibar-v0", num_players=4, ruleset="lives")
+        env = gym.make("Zanzibar-v1", num_players=4, ruleset="lives")
         env.action_space.seed(5)
         out: list[object] = [env.reset(seed=42)]
         for _ in range(1000):
@@ -182,7 +182,7 @@ def test_errors_before_reset_and_bad_arguments() -> None:
         with pytest.raises(ValueError, match=match):
             ZanzibarEnv(**kwargs)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match=match):
-            gym.make("Zanzibar-v0", **kwargs)
+            gym.make("Zanzibar-v1", **kwargs)
 
 
 def test_opponents_forms_and_truncation() -> None:
@@ -195,15 +195,15 @@ def test_opponents_forms_and_truncation() -> None:
 
 
 def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
-    env = gym.make("Zanzibar-v0", render_mode="human")
+    env = gym.make("Zanzibar-v1", render_mode="human")
     env.reset(seed=0)
     env.step(7)
     assert capsys.readouterr().out.strip()
-    env = gym.make("Zanzibar-v0", render_mode="ansi")
+    env = gym.make("Zanzibar-v1", render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and text
-    env = gym.make("ZanzibarRound-v0", render_mode="rgb_array", num_players=3)
+    env = gym.make("ZanzibarRound-v1", render_mode="rgb_array", num_players=3)
     env.reset(seed=0)
     frame = env.render()
     assert isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3

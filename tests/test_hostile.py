@@ -213,6 +213,6 @@ def test_engine_and_env_edges_named_by_the_hostile_suite() -> None:
     rec = zz.play_round("classic", stacks=[np.int64(5), np.int64(5)], starting_seat=np.int64(1), seed=0)
     assert rec.starting_seat == 1 and type(rec.stacks_before[0]) is int
     with pytest.raises(ValueError, match="not found"):
-        gym.make("Zanzibar-v0", opponents="x" * 5000 + ".zip")
+        gym.make("Zanzibar-v1", opponents="x" * 5000 + ".zip")
     assert zz.load_ruleset("classic").round_cap == MAX_GAME_ROUNDS
     assert zz.GameState(zz.load_ruleset("classic"), 2, zz.RandomDice(0)).max_rounds == MAX_GAME_ROUNDS

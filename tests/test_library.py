@@ -75,7 +75,7 @@ class Block(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Block())
 import gymnasium as gym, zanzibar_env as zz
 from zanzibar_env.extras import MissingExtraError
-gym.make("Zanzibar-v0", opponents="optimal").reset(seed=0)
+gym.make("Zanzibar-v1", opponents="optimal").reset(seed=0)
 def fails(fn, extra, kind=MissingExtraError):
     try:
         fn()
@@ -88,7 +88,7 @@ fails(lambda: importlib.import_module("zanzibar_env.envs.multiagent"), "multiage
 fails(lambda: importlib.import_module("zanzibar_env.ui.replay"), "ui")
 fails(lambda: importlib.import_module("zanzibar_env.envs.sb3"), "train")
 fails(lambda: zz.make_agent("ppo:models/ppo_classic_2p.zip"), "train")
-rgb = gym.make("Zanzibar-v0", render_mode="rgb_array")
+rgb = gym.make("Zanzibar-v1", render_mode="rgb_array")
 fails(lambda: (rgb.reset(seed=0), rgb.render()), "ui")
 from zanzibar_env.ui.cli import main
 assert main(["train", "--help"]) == 1
@@ -112,11 +112,11 @@ _CLASH = """
 import gymnasium as gym
 import agents, train
 assert agents.MINE and train.MINE  # the user's own modules
-env = gym.make("zanzibar_env:Zanzibar-v0")
+env = gym.make("zanzibar_env:Zanzibar-v1")
 env.reset(seed=0)
 env.step(7)
 try:
-    gym.make("zanzibar_env:Zanzibar-v0", opponents="greedy")
+    gym.make("zanzibar_env:Zanzibar-v1", opponents="greedy")
 except ValueError as e:
     print(e)
 """

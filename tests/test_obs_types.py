@@ -50,7 +50,7 @@ def test_onehot_matches_the_training_extractor() -> None:
 
 
 @pytest.mark.parametrize("obs_type", OBS_TYPES)
-@pytest.mark.parametrize("env_id", ["Zanzibar-v0", "ZanzibarRound-v0"])
+@pytest.mark.parametrize("env_id", ["Zanzibar-v1", "ZanzibarRound-v1"])
 def test_check_env_and_spaces(env_id: str, obs_type: str) -> None:
     env = gym.make(env_id, obs_type=obs_type, num_players=3)
     check_env(env.unwrapped, skip_render_check=True)

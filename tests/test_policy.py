@@ -70,7 +70,7 @@ def test_policy_agent_in_a_tournament_and_as_env_opponent() -> None:
     agent = PolicyAgent(_net(), output="logits", name="net")
     result = run_tournament([agent, "greedy", "escape"], players=3, games=6, seed=0, progress=False)
     assert "net" in [row.name for row in result.summary]
-    env = gym.make("Zanzibar-v0", opponents=agent, num_players=2, max_rounds=2)
+    env = gym.make("Zanzibar-v1", opponents=agent, num_players=2, max_rounds=2)
     env.reset(seed=0)
     assert env.step(7)[0].shape == (33,)
 
@@ -80,7 +80,7 @@ def test_sb3_adapter_docstring_example(tmp_path: object) -> None:
 
     from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 
-    venv = make_sb3_env("ZanzibarRound-v0", 8, opponents="greedy", seed=0)
+    venv = make_sb3_env("ZanzibarRound-v1", 8, opponents="greedy", seed=0)
     assert isinstance(venv, SB3VecEnv) and venv.num_envs == 8
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0)
     model.learn(128)

@@ -103,13 +103,13 @@ def test_screenshot_command_writes_a_png(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_record_video_of_a_game(tmp_path: Path) -> None:
-    if "Zanzibar-v0" not in gymnasium.registry:
-        pytest.skip("Zanzibar-v0 is not registered yet (the env is another issue)")
+    if "Zanzibar-v1" not in gymnasium.registry:
+        pytest.skip("Zanzibar-v1 is not registered yet (the env is another issue)")
     moviepy = pytest.importorskip("moviepy")
     from gymnasium.wrappers import RecordVideo
 
     rules = zz.load_ruleset("classic", starting_stack=6)  # a whole game, kept short
-    env = gymnasium.make("zanzibar_env:Zanzibar-v0", render_mode="rgb_array", ruleset=rules)
+    env = gymnasium.make("zanzibar_env:Zanzibar-v1", render_mode="rgb_array", ruleset=rules)
     folder = tmp_path / "videos"
     env = RecordVideo(env, str(folder), episode_trigger=lambda episode: True, disable_logger=True)
     _, info = env.reset(seed=0)

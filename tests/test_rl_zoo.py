@@ -23,7 +23,7 @@ def test_zoo_files_name_only_known_hyperparameters() -> None:
 
     zoo_keys = {"n_envs", "n_timesteps", "policy", "env_kwargs"}
     for algo, cls in (("ppo", ALGOS["ppo"]), ("ppo_mask", MaskablePPO)):
-        params = yaml.safe_load((ZOO / f"{algo}.yml").read_text())["ZanzibarRound-v0"]
+        params = yaml.safe_load((ZOO / f"{algo}.yml").read_text())["ZanzibarRound-v1"]
         unknown = set(params) - zoo_keys - set(cls.__init__.__code__.co_varnames)
         assert not unknown, (algo, unknown)
     assert zoo_args(["--algo", "ppo_mask"])[-2:] == ["--conf-file", str(ZOO / "ppo_mask.yml")]
@@ -34,7 +34,7 @@ def test_zoo_files_name_only_known_hyperparameters() -> None:
 @pytest.mark.parametrize(
     "cmd",
     [
-        ["-m", "rl_zoo3.train", "--algo", "ppo", "--env", "ZanzibarRound-v0", "--gym-packages", GYM],
+        ["-m", "rl_zoo3.train", "--algo", "ppo", "--env", "ZanzibarRound-v1", "--gym-packages", GYM],
         ["-m", "zanzibar_env", "zoo", "--algo", "ppo_mask"],
     ],
     ids=["rl_zoo3.train-ppo", "zanzibar-zoo-ppo_mask"],
@@ -50,5 +50,5 @@ def test_rl_zoo_trains_a_tiny_budget(cmd: list[str], tmp_path: Path) -> None:
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    (model,) = (tmp_path / algo).glob("ZanzibarRound-v0_*/ZanzibarRound-v0.zip")
+    (model,) = (tmp_path / algo).glob("ZanzibarRound-v1_*/ZanzibarRound-v1.zip")
     assert model.stat().st_size > 1000

@@ -70,7 +70,7 @@ def test_crafted_pickle_never_runs_on_any_load_path(evil: tuple[Path, Path, Path
         make_agent(f"ppo:{evil_class}")
     make_agent(f"ppo:{evil_kwargs}")  # the readable JSON is enough: the pickled copy is never read
     with pytest.raises(ValueError, match="cannot load an SB3 model"):
-        gym.make("ZanzibarRound-v0", opponents=str(evil_class))
+        gym.make("ZanzibarRound-v1", opponents=str(evil_class))
     assert evaluate.main([str(evil_class), "--games", "2", "--tournament-games", "0", "--no-exact"]) == 2
     code = play.main(["--opponents", f"ppo:{evil_class}", "--seed", "1"], input_fn=lambda _: "q")
     assert code == 2

@@ -56,7 +56,7 @@ def test_shipped_configs_load() -> None:
         assert cfg.exp_name == path.stem, path
     default = load_config()
     assert (default.env_id, default.num_players, default.opponents, default.seat) == (
-        "ZanzibarRound-v0",
+        "ZanzibarRound-v1",
         2,
         ["optimal"],
         "random",
@@ -85,7 +85,7 @@ def test_overrides_parse_yaml_scalars() -> None:
         ("no_such_key=1", ["no_such_key", "allowed keys", "learning_rate"]),
         ("learning_rate=fast", ["learning_rate", "fast"]),
         ("gamma=1.5", ["gamma", "[0, 1]"]),
-        ("env_id=CartPole-v1", ["env_id", "ZanzibarRound-v0"]),
+        ("env_id=CartPole-v1", ["env_id", "ZanzibarRound-v1"]),
         ("num_envs=0", ["num_envs", "integer in 1.."]),
         ("opponents=[nobody]", ["opponents", "nobody", "greedy"]),
         ("opponents=ppo:missing.zip", ["opponents", "loadable model file"]),
@@ -119,7 +119,7 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     out = _run(["-m", "train.ppo", *sets], ROOT)
     assert out.returncode == 0, out.stderr
     (run_dir,) = (tmp_path / "runs").iterdir()
-    assert run_dir.name.startswith("ZanzibarRound-v0__ppo_classic_2p__0__")
+    assert run_dir.name.startswith("ZanzibarRound-v1__ppo_classic_2p__0__")
     for name in ("config.yaml", "model.zip", "best_model.zip", "eval.csv", "learning_curve.png"):
         assert (run_dir / name).is_file(), name
     assert "exact regret against the best response" in out.stdout and "seat 1 (rolls second)" in out.stdout

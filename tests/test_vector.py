@@ -180,14 +180,14 @@ def test_round_reward_distribution_matches_single_env(ruleset: str, n: int) -> N
 
 
 def test_make_vec_and_spaces() -> None:
-    for env_id in ("Zanzibar-v0", "ZanzibarRound-v0"):
+    for env_id in ("Zanzibar-v1", "ZanzibarRound-v1"):
         vec = gym.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point", ruleset="lives")
         assert isinstance(vec.unwrapped, ZanzibarVectorEnv)
         assert vec.metadata["autoreset_mode"] == gym.vector.AutoresetMode.SAME_STEP
         obs, info = vec.reset(seed=0)
         assert vec.observation_space.contains(obs)
         assert info["action_mask"].shape == (8, 8) and info["action_mask"].dtype == bool
-        assert vec.unwrapped.episode == ("round" if env_id == "ZanzibarRound-v0" else "game")
+        assert vec.unwrapped.episode == ("round" if env_id == "ZanzibarRound-v1" else "game")
 
 
 def test_same_step_autoreset_final_obs() -> None:

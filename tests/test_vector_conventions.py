@@ -53,7 +53,7 @@ def test_next_step_agrees_with_the_single_env() -> None:
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, NEXT])
 def test_gymnasium_vector_wrappers(mode: AutoresetMode) -> None:
     env = gym.make_vec(
-        "ZanzibarRound-v0", num_envs=8, vectorization_mode="vector_entry_point", autoreset_mode=mode
+        "ZanzibarRound-v1", num_envs=8, vectorization_mode="vector_entry_point", autoreset_mode=mode
     )
     env = VW.RecordEpisodeStatistics(env)
     if mode == NEXT:  # Gymnasium's NormalizeObservation accepts NEXT_STEP only
@@ -75,7 +75,7 @@ def test_gymnasium_vector_wrappers(mode: AutoresetMode) -> None:
 
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, NEXT])
 def test_max_episode_steps_through_make_vec(mode: AutoresetMode) -> None:
-    env = gym.make_vec("Zanzibar-v0", num_envs=4, vectorization_mode="vector_entry_point",
+    env = gym.make_vec("Zanzibar-v1", num_envs=4, vectorization_mode="vector_entry_point",
                        max_episode_steps=3, autoreset_mode=mode)  # fmt: skip
     env.reset(seed=1)
     truncs = []
@@ -94,9 +94,9 @@ def test_max_episode_steps_through_make_vec(mode: AutoresetMode) -> None:
 def test_wrappers_need_sync_mode() -> None:
     # Gymnasium refuses `wrappers=` in vector_entry_point mode; per-env wrappers work with "sync"
     with pytest.raises(gym.error.Error, match="wrappers"):
-        gym.make_vec("Zanzibar-v0", num_envs=2, vectorization_mode="vector_entry_point",
+        gym.make_vec("Zanzibar-v1", num_envs=2, vectorization_mode="vector_entry_point",
                      wrappers=[gym.wrappers.FlattenObservation])  # fmt: skip
-    env = gym.make_vec("Zanzibar-v0", num_envs=2, vectorization_mode="sync",
+    env = gym.make_vec("Zanzibar-v1", num_envs=2, vectorization_mode="sync",
                        wrappers=[lambda e: gym.wrappers.TimeLimit(e, 2)])  # fmt: skip
     env.reset(seed=0)
     assert not env.step(np.zeros(2, np.int64))[3].any()

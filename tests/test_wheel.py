@@ -31,7 +31,7 @@ assert "site-packages" in zz.__file__, zz.__file__  # the installed copy, not a 
 assert {"classic", "lives", "alt_chips", "simple_scoring"} <= set(zz.available_rulesets())
 assert (CONFIG_DIR / "ppo_classic_2p.yaml").is_file()
 for spec in ("random", "greedy", ["optimal", "escape"]):
-    env = gym.make("Zanzibar-v0", opponents=spec, num_players=3, max_rounds=3)
+    env = gym.make("Zanzibar-v1", opponents=spec, num_players=3, max_rounds=3)
     obs, info = env.reset(seed=0)
     done, steps = False, 0
     while not done:

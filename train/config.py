@@ -24,7 +24,7 @@ from zanzibar_env.core.safe_io import atomic_write_text
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
-_ENV_IDS = ("ZanzibarRound-v0", "Zanzibar-v0")
+_ENV_IDS = ("ZanzibarRound-v1", "Zanzibar-v1")
 _BIG = 10**12  # upper bound of step counts (anything larger would never finish)
 
 
@@ -61,7 +61,7 @@ class TrainConfig:
 
     # --- environment
     env_id: str = _f(
-        "ZanzibarRound-v0", "registered env: one round per episode or a full game", choices=_ENV_IDS
+        "ZanzibarRound-v1", "registered env: one round per episode or a full game", choices=_ENV_IDS
     )
     ruleset: str = _f("classic", "ruleset name from configs/rules/ (or a path to a ruleset YAML)")
     num_players: int = _f(2, "players at the table", lo=MIN_PLAYERS, hi=MAX_PLAYERS)

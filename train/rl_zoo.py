@@ -6,7 +6,7 @@ ppo_mask`` is refused. This runs rl_zoo3's own ``train()`` after adding sb3-cont
 two defaults: ``--gym-packages zanzibar_env`` and ``--conf-file`` the shipped
 ``configs/rl_zoo/<algo>.yml``. Every other option is rl_zoo3's (``--help``). Plain PPO needs no shim::
 
-    python -m rl_zoo3.train --algo ppo --env ZanzibarRound-v0 --gym-packages zanzibar_env \\
+    python -m rl_zoo3.train --algo ppo --env ZanzibarRound-v1 --gym-packages zanzibar_env \\
         --conf-file configs/rl_zoo/ppo.yml
 """
 
@@ -22,7 +22,7 @@ def zoo_args(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--env``, ``--gym-packages`` and ``--conf-file`` filled in when absent."""
     args = list(argv)
     if "--env" not in args:
-        args += ["--env", "ZanzibarRound-v0"]
+        args += ["--env", "ZanzibarRound-v1"]
     if "--gym-packages" not in args:
         args += ["--gym-packages", "zanzibar_env"]
     if not {"--conf-file", "-conf", "-h", "--help"} & set(args):

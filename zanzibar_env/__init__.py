@@ -70,7 +70,7 @@ __all__ = [
 ]
 
 
-# Register Zanzibar-v0 and ZanzibarRound-v0 with Gymnasium. The pure game (zanzibar_env.core) works
+# Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium. The pure game (zanzibar_env.core) works
 # without gymnasium; tests/test_layers.py runs it in an interpreter where gymnasium cannot be imported.
 def _gymnasium_installed() -> bool:
     try:

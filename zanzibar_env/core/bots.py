@@ -1,7 +1,7 @@
 """The agent base class and the uniform random baseline, kept in the core so the envs need no bot package.
 
 The envs' default opponent is ``"random"``; it resolves to :class:`RandomAgent` here, so
-``gym.make("Zanzibar-v0")`` works even where the top-level ``agents`` package cannot be imported (a
+``gym.make("Zanzibar-v1")`` works even where the top-level ``agents`` package cannot be imported (a
 user's own ``agents.py`` in the working directory, say). :mod:`agents.base` and
 :mod:`agents.random_agent` re-export both classes.
 

@@ -4,9 +4,9 @@ Use it in research code (a random agent that respects the action mask)::
 
     import gymnasium as gym
     import numpy as np
-    import zanzibar_env  # registers Zanzibar-v0 and ZanzibarRound-v0
+    import zanzibar_env  # registers Zanzibar-v1 and ZanzibarRound-v1
 
-    env = gym.make("Zanzibar-v0", ruleset="classic", num_players=3, opponents="greedy")
+    env = gym.make("Zanzibar-v1", ruleset="classic", num_players=3, opponents="greedy")
     obs, info = env.reset(seed=0)
     rng, done, ret = np.random.default_rng(0), False, 0.0
     while not done:
@@ -16,7 +16,7 @@ Use it in research code (a random agent that respects the action mask)::
 
 The batched twin (``SAME_STEP`` autoreset, opponents batched)::
 
-    envs = gym.make_vec("Zanzibar-v0", num_envs=4096, vectorization_mode="vector_entry_point")
+    envs = gym.make_vec("Zanzibar-v1", num_envs=4096, vectorization_mode="vector_entry_point")
     obs, infos = envs.reset(seed=0)
     obs, rewards, terms, truncs, infos = envs.step(np.full(4096, 7))  # everyone stops
 """
@@ -79,7 +79,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ## Description
     The dice game Zanzibar (RULES.md): each round every player, clockwise from the starting seat,
     throws three dice up to the roll limit, keeping dice between throws; the lowest hand receives
-    chips (or loses lives). ``Zanzibar-v0``: one episode is one game; ``ZanzibarRound-v0``
+    chips (or loses lives). ``Zanzibar-v1``: one episode is one game; ``ZanzibarRound-v1``
     (``episode="round"``): one episode is the first round of a fresh game.
 
     ## Action Space
@@ -123,7 +123,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ``"chips"``: per step, the chips the agent gave away minus the chips it received in the rounds
     that ended during the step (lives rulesets: minus the lives it lost). ``"win"``: at game end
     ``+1/k`` to each of ``k`` winners and ``-1`` to every other player (0 on truncation); in
-    ``ZanzibarRound-v0`` the round's result: ``-1`` for a loser, the non-losers share ``+1``, 0 if
+    ``ZanzibarRound-v1`` the round's result: ``-1`` for a loser, the non-losers share ``+1``, 0 if
     nobody lost. Rewards of rounds that end during ``reset`` (before the agent's first decision)
     are paid with the first step.
 
@@ -135,7 +135,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     final observation with every action legal and ``info["no_decision"] = True`` (False otherwise; the
     flag is in every info of the episode), and the next :meth:`step` ignores its action and reports
     the end. ``skip_no_decision=True`` makes :meth:`reset` start new games until the agent has a
-    decision (frequent in ``ZanzibarRound-v0``: an earlier player who stops after one roll leaves
+    decision (frequent in ``ZanzibarRound-v1``: an earlier player who stops after one roll leaves
     the agent a single roll). Every info also holds ``seat``, ``num_rounds`` (rounds played in the
     episode) and ``rounds`` (the :class:`RoundRecord` of each round that ended during the call).
 
@@ -151,6 +151,10 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ``s`` for that episode.
 
     ## Version History
+    * v1: ``info["action_mask"]`` is ``bool`` (was ``int8``); new info keys ``no_decision`` and
+      ``num_rounds``; ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``), ``skip_no_decision`` and
+      ``reset(options={"seat": ...})``; rulesets with ``final_hand: best`` show the best throw so far
+      at index 3; every game truncated at ``Ruleset.round_cap``.
     * v0: initial version.
     """
 

@@ -71,11 +71,13 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``).
 
     ## Version History
+    * v1: ``obs_type`` for the ``"observation"`` entry, ``state()``, numpy 0-d actions; the same rule
+      changes as ``Zanzibar-v1``.
     * v0: initial version.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "zanzibar_v0",
+        "name": "zanzibar_v1",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,
         "is_parallelizable": False,

@@ -59,11 +59,11 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     ``episode``, ``obs_type``.
 
     ## Version History
-    * v0: initial version.
+    * v1: initial version (the parallel API of ``zanzibar_v1``).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "zanzibar_v0",
+        "name": "zanzibar_v1",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,
     }

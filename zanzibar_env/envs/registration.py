@@ -1,10 +1,10 @@
-"""Register ``Zanzibar-v0`` and ``ZanzibarRound-v0`` with Gymnasium (single and vector entry points)."""
+"""Register ``Zanzibar-v1`` and ``ZanzibarRound-v1`` with Gymnasium (single and vector entry points)."""
 
 from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-ENV_IDS = {"Zanzibar-v0": "game", "ZanzibarRound-v0": "round"}
+ENV_IDS = {"Zanzibar-v1": "game", "ZanzibarRound-v1": "round"}
 
 
 def register_envs() -> None:

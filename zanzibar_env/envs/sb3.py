@@ -8,7 +8,7 @@ with no per-env Python wrappers (4x the steps/s of a ``DummyVecEnv`` of single e
     from sb3_contrib import MaskablePPO
     from zanzibar_env.envs.sb3 import make_sb3_env
 
-    venv = make_sb3_env("ZanzibarRound-v0", 64, opponents="optimal", seed=0)
+    venv = make_sb3_env("ZanzibarRound-v1", 64, opponents="optimal", seed=0)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=1024, seed=0)
     model.learn(200_000)                       # action masks come from venv.action_masks()
     model.save("ppo_zanzibar.zip")             # play it: make_agent("ppo:ppo_zanzibar.zip")
@@ -158,7 +158,7 @@ class SB3VecEnv(VecEnv):
 
 
 def make_sb3_env(
-    env_id: str = "ZanzibarRound-v0",
+    env_id: str = "ZanzibarRound-v1",
     num_envs: int = 64,
     *,
     ruleset: Any = "classic",
@@ -177,7 +177,7 @@ def make_sb3_env(
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
     spec object share one vector env (fewer, larger batches).
     """
-    episodes = {"ZanzibarRound-v0": "round", "Zanzibar-v0": "game"}
+    episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
         raise ValueError(f"env_id must be one of {list(episodes)}, got {env_id!r}")
     specs = groups if groups else [opponents]

@@ -69,7 +69,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     ## Arguments
     ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
-    the single env; ``episode``: ``"game"`` (``Zanzibar-v0``) or ``"round"`` (``ZanzibarRound-v0``);
+    the single env; ``episode``: ``"game"`` (``Zanzibar-v1``) or ``"round"`` (``ZanzibarRound-v1``);
     ``seed``: seeds the generator used until ``reset(seed=...)``; ``obs_type``, ``skip_no_decision`` as
     the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
     ``reset(seed=[s_0, ..., s_{N-1}])`` seeds the batch from the list (one generator draws every env's
@@ -80,6 +80,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     scripted dice per env in the engine's order.
 
     ## Version History
+    * v1: masks are ``bool`` in ``infos`` and ``action_masks()``; ``final_info["num_rounds"]`` (was
+      ``rounds``); info keys ``seat``, ``no_decision``, ``num_rounds`` as the single env;
+      ``autoreset_mode`` (``SAME_STEP`` or ``NEXT_STEP``), ``max_episode_steps``, seed lists,
+      ``obs_type``; every action of the learner and the opponents checked, the env row named.
     * v0: initial version.
     """
 
