@@ -279,6 +279,7 @@ class OptimalGameAgent(BaseAgent):
     """
 
     name = "optimal_game"
+    table_sizes = (2,)
 
     def __init__(
         self, seed: int | None = None, cache_dir: str | Path | None = None, use_disk: bool = True

@@ -354,3 +354,17 @@ def test_exact_eval_game_cli(tmp_path, capsys) -> None:
     fig = json.loads(out.read_text())
     assert fig["stacks"] == [2, 3] and fig["average"] >= -1e-12
     assert main(["--game", "--agent", "optimal", "--stacks", "2"]) == 2
+
+
+def test_optimal_game_is_refused_at_other_tables_before_any_game(tmp_path: Path) -> None:
+    import gymnasium as gym
+
+    from train.tournament import main as tournament_main
+
+    with pytest.raises(ValueError, match="plays tables of \\[2\\] players, not 4"):
+        gym.make("Zanzibar-v1", num_players=4, opponents="optimal_game")
+    out = tmp_path / "res"
+    code = tournament_main(
+        ["--agents", "optimal_game,greedy", "--players", "4", "--games", "4", "--out", str(out)]
+    )
+    assert code != 0 and not out.exists()

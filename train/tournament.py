@@ -36,6 +36,7 @@ import numpy as np
 
 import zanzibar_env as zz
 from agents import BaseAgent, make_agent
+from zanzibar_env.core.bots import check_table_size
 from train.tournament_report import check_out_dir, print_table, write_outputs
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 
@@ -297,6 +298,8 @@ def plan_tournament(
     _check(players, games, jobs, len(agents), max_rounds)
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
+    for agent in built:  # before any game: an agent that cannot sit at this table is a clear error
+        check_table_size(agent, players)
     names = _agent_names(agents, built)
     deals = -(-games // players)
     config = {

@@ -22,6 +22,8 @@ class BaseAgent:
     """Base class: subclasses implement :meth:`act` and, for speed, :meth:`act_batch`."""
 
     name: str = "agent"
+    #: Table sizes the agent can play (``None``: any); checked before a game by envs and tournaments.
+    table_sizes: tuple[int, ...] | None = None
 
     def act(self, view: View) -> int:
         raise NotImplementedError
@@ -35,6 +37,14 @@ class BaseAgent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def check_table_size(agent: object, num_players: int) -> None:
+    """``ValueError`` unless ``agent`` plays tables of ``num_players`` (its ``table_sizes``, if any)."""
+    sizes = getattr(agent, "table_sizes", None)
+    if sizes is not None and num_players not in sizes:
+        name = getattr(agent, "name", type(agent).__name__)
+        raise ValueError(f"agent {name!r} plays tables of {list(sizes)} players, not {num_players}")
 
 
 class RandomAgent(BaseAgent):

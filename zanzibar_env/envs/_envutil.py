@@ -13,6 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.game import check_num_players
+from ..core.bots import check_table_size
 from ..core.registry import available_agents, make_agent
 from ..core.observation import OBS_SIZE
 from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
@@ -97,9 +98,12 @@ def make_opponents(opponents: Any, num_players: int) -> list[Any]:
                 f"opponents: got {len(opponents)} for {num_players - 1} other seats; "
                 "give one spec for all or exactly one per other seat"
             )
-        return [_one_opponent(s) for s in opponents]
-    agent = _one_opponent(opponents)
-    return [agent] * (num_players - 1)
+        built = [_one_opponent(s) for s in opponents]
+    else:
+        built = [_one_opponent(opponents)] * (num_players - 1)
+    for agent in built:
+        check_table_size(agent, num_players)
+    return built
 
 
 def seed_opponents(opponents: list[Any], rng: np.random.Generator) -> None:
