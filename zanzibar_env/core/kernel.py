@@ -342,6 +342,10 @@ class ScalarTables:
         self.chips: list[int] = chips_of_category(ruleset).tolist()
         self.lives: list[int] = lives_lost_by_rank(ruleset).tolist()
         self.rank: list[int] = ruleset.table.rank_of_multiset.tolist()
+        self.table = ruleset.table
+        self.max_rolls = ruleset.max_rolls
+        self.chip_stake = ruleset.stake == "chips"
+        self.lives_stake = ruleset.stake == "lives"
 
 
 scalar_tables = per_ruleset(ScalarTables)
