@@ -270,7 +270,7 @@ class BatchedGame:
     def encode_rows(self, r: np.ndarray) -> np.ndarray:
         """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
         pos = self.pos[r]
-        st = self.stacks[r[:, None], self._rot[self.cur[r]]]
+        st = self.stacks.take(r[:, None] * self.n + self._rot[self.cur[r]])  # flat take: no 2-D fancy index
         return self._enc.rows(
             self.ms[r], self.best_rank[r], self.rolls[r],
             K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,
