@@ -145,7 +145,9 @@ class BatchedGame:
         """Record the current player's hand; returns where the round is over."""
         c, ms = self.cur[t], self.best_ms[t]
         rk = self.RANK_MS[ms]
-        self.hrank[t, c], self.hcat[t, c] = rk, self.CAT_MS[ms]
+        at = t * self.n + c  # flat index of (row, seat)
+        self.hrank.put(at, rk)
+        self.hcat.put(at, self.CAT_MS[ms])
         (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
             K.public_after_turn(
                 self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
@@ -231,7 +233,7 @@ class BatchedGame:
         before = list(st)
         amounts = None
         if rules.stake == "chips":
-            hi_cat = self.hcat[s, self.hi_seat[s]]
+            hi_cat = self.hcat.take(s * n + self.hi_seat[s])
             amounts = S.chip_amounts(rules, self.PAY, list(self.hcat.take(at)), hi_cat)
         after = S.stacks_after(rules, before, losers, amounts, self.LIVES[self.hi_rank[s]])
         new = np.array(after)
