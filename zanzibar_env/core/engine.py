@@ -163,8 +163,10 @@ class RoundState:
         self.ruleset = ruleset
         self.table = tables.table
         self.source = dice
+        self._draw = dice.roll
         self.num_players = n
         self.record = RoundRecord(starting_seat, list(stacks))
+        self._drawn = self.record.dice_drawn
         self._stacks = list(stacks)
         if tables.lives_stake:
             self._active = [s > 0 for s in stacks]
@@ -351,18 +353,19 @@ class RoundState:
     # ---- turn -----------------------------------------------------------------------------------
     def _start_turn(self) -> None:
         self.current_seat = seat = self._order[self._pos]
-        self._turn = TurnRecord(seat)
+        self._turn = turn = TurnRecord(seat)
+        self._turn_rolls = turn.rolls
         self._turn_limit = turn_limit(self._pos == 0, self._limit, self._tables.max_rolls)
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)
 
     def _roll(self, hold: int) -> None:
-        new = self.source.roll(_REROLLED[hold])
-        self.record.dice_drawn.extend(new)
+        new = self._draw(_REROLLED[hold])
+        self._drawn.extend(new)
         self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
         self.rolls_used = used = self.rolls_used + 1
-        self._turn.rolls.append(list(MULTISETS[ms]))  # type: ignore[union-attr]
+        self._turn_rolls.append(list(MULTISETS[ms]))
         self._best_rank, self._best_ms = best_after_roll(
             self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
         )
