@@ -181,6 +181,8 @@ class RoundState:
         self._paying, self._cat = tables.own_payment, tables.category
         self._pos = 0
         self._hands: dict[int, Hand] = {}
+        self._relative: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}  # seat -> view.stacks/active
+        self._table_hands = tables.table.hands
         self._ranks: list[int] = []  # rank of each ended turn's hand, in play order
         self._cats: list[int] = []  # category index of each ended turn's hand, in play order
         # the public state after each turn (kernel.public_after_turn); -1 = no hand yet
@@ -330,12 +332,14 @@ class RoundState:
             raise RuntimeError("the round is over; start a new round")
         lo = self._hands[self._lo_seat] if self._lo >= 0 else None
         hi = self._hands[self._hi_seat] if self._hi >= 0 else None
-        st, act = self._stacks, self._active
+        rel = self._relative.get(seat)  # stacks and flags seen from the seat: fixed until settlement
+        if rel is None:
+            st, act = self._stacks, self._active
+            rel = self._relative[seat] = ((*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]))
         pos = self._pos
         return View(  # positional, in field order: the hot path of every bot decision
             self.ruleset, seat, self.num_players, MULTISETS[self._ms], self.rolls_used, self._turn_limit,
-            pos == 0, len(self._order) - pos - 1, lo, self._lo_count, hi, self._paid,
-            (*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]), self._best_rank,
+            pos == 0, len(self._order) - pos - 1, lo, self._lo_count, hi, self._paid, *rel, self._best_rank,
         )  # fmt: skip
 
     def act(self, action: Any) -> None:
@@ -375,7 +379,7 @@ class RoundState:
     def _end_turn(self) -> None:
         seat, turn, ms = self.current_seat, self._turn, self._best_ms
         assert seat is not None and turn is not None
-        hand = self.table.hands[ms]
+        hand = self._table_hands[ms]
         turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
         self.record.turns.append(turn)
         self._hands[seat] = hand
@@ -410,7 +414,7 @@ class RoundState:
         stacks = self._stacks
         amounts = None
         if tables.chip_stake:
-            cats = self._cats + [0] * len(unrolled)  # 0: never rolled (pays by the top hand)
+            cats = self._cats + [0] * len(unrolled) if unrolled else self._cats  # 0: pays by the top hand
             amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(self._hi_seat)])
         after = S.stacks_after(rules, [stacks[s] for s in order], losers, amounts, tables.lives[self._hi])
         for s, a in zip(order, after, strict=True):
