@@ -11,6 +11,7 @@ Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -119,6 +120,12 @@ def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> 
 def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) -> None:
     """Raise ``ValueError`` unless a round can start from these stacks and this seat."""
     n = len(stacks)
+    if ruleset.stake != "lives" and type(starting_seat) is int and 0 <= starting_seat < n:
+        for s in stacks:  # the common case, checked without building anything
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return
     if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in stacks):
         raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
     if isinstance(starting_seat, bool) or not isinstance(starting_seat, (int, np.integer)):
@@ -127,6 +134,12 @@ def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) 
         raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
     if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
         raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
+
+
+@cache
+def _rotation(n: int, start: int) -> tuple[int, ...]:
+    """The seats ``0..n-1`` in play order from ``start`` (every seat active)."""
+    return tuple((start + k) % n for k in range(n))
 
 
 class RoundState:
@@ -151,23 +164,32 @@ class RoundState:
         if validate:  # GameState passes validate=False for the rounds it starts itself
             _check_round_start(ruleset, stacks, starting_seat)
             stacks, starting_seat = [int(s) for s in stacks], int(starting_seat)  # numpy ints welcome
-        self.ruleset = ruleset
-        self.table = ruleset.table
-        self.source = dice
-        self.num_players = n
-        self.record = RoundRecord(starting_seat=starting_seat, stacks_before=list(stacks))
-        self._stacks = list(stacks)
-        self._active = [s > 0 for s in stacks] if ruleset.stake == "lives" else [True] * n
-        self._order = tuple(
-            (starting_seat + k) % n for k in range(n) if self._active[(starting_seat + k) % n]
-        )
         tables = K.scalar_tables(ruleset)
+        self.ruleset = ruleset
+        self.table = tables.table
+        self.source = dice
+        self._draw = dice.roll
+        self.num_players = n
+        self.record = RoundRecord(starting_seat, list(stacks))
+        self._drawn = self.record.dice_drawn
+        self._stacks = list(stacks)
+        if tables.lives_stake:
+            self._active = [s > 0 for s in stacks]
+            self._order = tuple(
+                (starting_seat + k) % n for k in range(n) if self._active[(starting_seat + k) % n]
+            )
+        else:
+            self._active = [True] * n
+            self._order = _rotation(n, starting_seat)
         self._tables = tables
         self._legal, self._legal_mask, self._instant = tables.legal, tables.legal_mask, tables.instant
         self._paying, self._cat = tables.own_payment, tables.category
         self._pos = 0
         self._hands: dict[int, Hand] = {}
-        self._ms_of: dict[int, int] = {}  # seat -> multiset index of its hand
+        self._relative: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}  # seat -> view.stacks/active
+        self._table_hands = tables.table.hands
+        self._ranks: list[int] = []  # rank of each ended turn's hand, in play order
+        self._cats: list[int] = []  # category index of each ended turn's hand, in play order
         # the public state after each turn (kernel.public_after_turn); -1 = no hand yet
         self._lo = self._lo_count = self._hi = 0
         self._lo, self._lo_seat, self._hi, self._hi_seat = -1, -1, -1, -1
@@ -310,71 +332,87 @@ class RoundState:
 
     def view(self) -> View:
         """The acting player's view (raises if the round is over)."""
-        seat = self._require_seat()
+        seat = self.current_seat
+        if seat is None:
+            raise RuntimeError("the round is over; start a new round")
         lo = self._hands[self._lo_seat] if self._lo >= 0 else None
         hi = self._hands[self._hi_seat] if self._hi >= 0 else None
-        st, act = self._stacks, self._active
+        rel = self._relative.get(seat)  # stacks and flags seen from the seat: fixed until settlement
+        if rel is None:
+            st, act = self._stacks, self._active
+            rel = self._relative[seat] = ((*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]))
+        pos = self._pos
         return View(
-            ruleset=self.ruleset, seat=seat, num_players=self.num_players, dice=MULTISETS[self._ms],
-            rolls_used=self.rolls_used, roll_limit=self._turn_limit, is_first=self._pos == 0,
-            players_after=len(self._order) - self._pos - 1, lowest=lo, lowest_count=self._lo_count,
-            highest=hi, earlier_payments=self._paid, stacks=(*st[seat:], *st[:seat]),
-            active=(*act[seat:], *act[:seat]), turn_best_rank=self._best_rank,
-        )  # fmt: skip
+            ruleset=self.ruleset,
+            seat=seat,
+            num_players=self.num_players,
+            dice=MULTISETS[self._ms],
+            rolls_used=self.rolls_used,
+            roll_limit=self._turn_limit,
+            is_first=pos == 0,
+            players_after=len(self._order) - pos - 1,
+            lowest=lo,
+            lowest_count=self._lo_count,
+            highest=hi,
+            earlier_payments=self._paid,
+            stacks=rel[0],
+            active=rel[1],
+            turn_best_rank=self._best_rank,
+        )
 
     def act(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
-        self._require_seat()
-        action = check_action(action, self._legal_mask)
-        assert self._turn is not None
-        self._turn.actions.append(action)
+        if self.current_seat is None:
+            raise RuntimeError("the round is over; start a new round")
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._legal_mask[action]:
+            action = check_action(action, self._legal_mask)  # converts, or raises ValueError
+        self._turn.actions.append(action)  # type: ignore[union-attr]
         if action == STOP:
             self._end_turn()
         else:
             self._roll(action)
 
     # ---- turn -----------------------------------------------------------------------------------
-    def _require_seat(self) -> int:
-        if self.current_seat is None:
-            raise RuntimeError("the round is over; start a new round")
-        return self.current_seat
-
     def _start_turn(self) -> None:
-        self.current_seat = self._order[self._pos]
-        self._turn = TurnRecord(seat=self.current_seat)
-        self._turn_limit = turn_limit(self._pos == 0, self._limit, self.ruleset.max_rolls)
+        self.current_seat = seat = self._order[self._pos]
+        self._turn = turn = TurnRecord(seat)
+        self._turn_rolls = turn.rolls
+        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._tables.max_rolls)
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)
 
     def _roll(self, hold: int) -> None:
-        new = self.source.roll(_REROLLED[hold])
-        self.record.dice_drawn.extend(new)
+        new = self._draw(_REROLLED[hold])
+        self._drawn.extend(new)
         self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
-        self.rolls_used += 1
-        self._turn.rolls.append(list(MULTISETS[ms]))  # type: ignore[union-attr]
+        self.rolls_used = used = self.rolls_used + 1
+        self._turn_rolls.append(list(MULTISETS[ms]))
         self._best_rank, self._best_ms = best_after_roll(
             self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
         )
-        if turn_over(self.rolls_used, self._turn_limit, self._instant[ms]):
+        if turn_over(used, self._turn_limit, self._instant[ms]):
             self._end_turn()
 
     def _end_turn(self) -> None:
         seat, turn, ms = self.current_seat, self._turn, self._best_ms
         assert seat is not None and turn is not None
-        hand = self.table.hands[ms]
+        hand = self._table_hands[ms]
         turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
         self.record.turns.append(turn)
-        self._hands[seat], self._ms_of[seat] = hand, ms
+        self._hands[seat] = hand
+        rank = hand.rank
+        self._ranks.append(rank)
+        self._cats.append(self._cat[ms])
         self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat = public_after_turn(
-            self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat, hand.rank, seat
+            self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat, rank, seat
         )
         self._paid += self._paying[ms]
-        first = self._pos == 0
-        self._limit = limit_after_turn(first, self.rolls_used, self._limit, self.ruleset)
-        self._pos += 1
+        pos = self._pos
+        self._limit = limit_after_turn(pos == 0, self.rolls_used, self._limit, self.ruleset)
+        self._pos = pos = pos + 1
         instant = self._instant[self._ms]
-        if round_over(self._pos, len(self._order), instant):
+        if round_over(pos, len(self._order), instant):
             self._settle(instant)
         else:
             self._start_turn()
@@ -382,29 +420,24 @@ class RoundState:
     # ---- settlement (kernel: settlement.py) -------------------------------------------------------
     def _settle(self, instant: bool) -> None:
         self.current_seat, self._turn = None, None
-        rec, rules, order, ms_of = self.record, self.ruleset, self._order, self._ms_of
-        rec.roll_limit = self._limit if rules.first_roller_sets_limit else rules.max_rolls
+        rec, rules, order, tables = self.record, self.ruleset, self._order, self._tables
+        rec.roll_limit = self._limit if rules.first_roller_sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant
         rec.winner = self._hi_seat
-        rank = self._rank
-        ranks = [rank[ms_of[s]] if s in ms_of else -1 for s in order]
-        losers = S.round_losers(rules, ranks, self._lo, instant)
+        unrolled = [-1] * (len(order) - len(self._ranks))  # seats skipped by an instant top hand
+        losers = S.round_losers(rules, self._ranks + unrolled if unrolled else self._ranks, self._lo, instant)
         if sum(losers) > 1:
             losers = S.rolloff(rules, losers, self._rolloff_throws)
         rec.losers = [s for s, lost in zip(order, losers, strict=True) if lost]
         stacks = self._stacks
-        before = list(stacks)
         amounts = None
-        if rules.stake == "chips":
-            cat = self._cat
-            cats = [cat[ms_of[s]] if s in ms_of else 0 for s in order]  # 0: never rolled (pays by the top)
-            amounts = S.chip_amounts(rules, self._tables.chips, cats, cat[ms_of[self._hi_seat]])
-        after = S.stacks_after(
-            rules, [stacks[s] for s in order], losers, amounts, self._tables.lives[self._hi]
-        )
+        if tables.chip_stake:
+            cats = self._cats + [0] * len(unrolled) if unrolled else self._cats  # 0: pays by the top hand
+            amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(self._hi_seat)])
+        after = S.stacks_after(rules, [stacks[s] for s in order], losers, amounts, tables.lives[self._hi])
         for s, a in zip(order, after, strict=True):
             stacks[s] = a
-        rec.transfers = [a - b for a, b in zip(stacks, before, strict=True)]
+        rec.transfers = [a - b for a, b in zip(stacks, rec.stacks_before, strict=True)]
         rec.stacks_after = list(stacks)
 
     def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:

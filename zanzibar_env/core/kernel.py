@@ -71,15 +71,6 @@ def per_ruleset(build: Callable[[Ruleset], T]) -> Callable[[Ruleset], T]:
     return get
 
 
-def _select_numbers(cond: Number, a: Number, b: Number) -> Number:
-    return b + cond * (a - b)
-
-
-def selector(x: Number) -> Callable[[Number, Number, Number], Number]:
-    """:func:`select` for operands like ``x``, chosen once: ``np.where`` for arrays, arithmetic else."""
-    return np.where if type(x) is np.ndarray else _select_numbers
-
-
 def select(cond: Number, a: Number, b: Number) -> Number:
     """``a`` where ``cond`` else ``b``: ``b + cond * (a - b)`` on Python numbers, ``np.where`` (the same
     value, one numpy call) when ``cond`` is an array."""
@@ -248,7 +239,7 @@ def ends_turn_at_once(ruleset: Ruleset) -> np.ndarray:
 
 def turn_limit(is_first: Number, limit: Number, max_rolls: int) -> Number:
     """Rolls a player may use: the first roller ``max_rolls``, later players the round's ``limit``."""
-    return select(is_first, max_rolls, limit)
+    return limit + is_first * (max_rolls - limit)  # select(is_first, max_rolls, limit), spelled out
 
 
 def turn_over(rolls_used: Number, limit: Number, instant: Number) -> Number:
@@ -258,7 +249,7 @@ def turn_over(rolls_used: Number, limit: Number, instant: Number) -> Number:
 
 def limit_after_turn(is_first: Number, rolls_used: Number, limit: Number, ruleset: Ruleset) -> Number:
     """The round's roll limit after a turn: the first roller's rolls if it sets the limit, else unchanged."""
-    return select(is_first & ruleset.first_roller_sets_limit, rolls_used, limit)
+    return limit + (is_first & ruleset.first_roller_sets_limit) * (rolls_used - limit)  # select, spelled out
 
 
 def round_over(turns_taken: Number, active_players: Number, instant: Number) -> Number:
@@ -274,8 +265,8 @@ def best_after_roll(
     of equal ranks). ``best_rank`` is -1 before the turn's first throw. Returns ``(rank, multiset)``."""
     if ruleset.final_hand == "last":
         return rank, ms
-    take, sel = rank > best_rank, selector(rank)
-    return sel(take, rank, best_rank), sel(take, ms, best_ms)
+    take = rank > best_rank
+    return best_rank + take * (rank - best_rank), best_ms + take * (ms - best_ms)  # select, spelled out
 
 
 # ---- the public state after each turn ---------------------------------------------------------------
@@ -290,13 +281,13 @@ def public_after_turn(
     """
     new_lo = (lo < 0) | (rank < lo)  # then: the new lowest, alone
     new_hi = rank > hi  # then: the new highest (an equal hand does not take it)
-    sel = selector(rank)
-    return (
-        sel(new_lo, rank, lo),
-        sel(new_lo, 1, lo_count + (rank == lo)),
-        sel(new_lo, seat, lo_seat),
-        sel(new_hi, rank, hi),
-        sel(new_hi, seat, hi_seat),
+    count = lo_count + (rank == lo)
+    return (  # each select(c, a, b) spelled out as b + c * (a - b): no call per value on Python ints
+        lo + new_lo * (rank - lo),
+        count + new_lo * (1 - count),
+        lo_seat + new_lo * (seat - lo_seat),
+        hi + new_hi * (rank - hi),
+        hi_seat + new_hi * (seat - hi_seat),
     )
 
 
@@ -342,6 +333,10 @@ class ScalarTables:
         self.chips: list[int] = chips_of_category(ruleset).tolist()
         self.lives: list[int] = lives_lost_by_rank(ruleset).tolist()
         self.rank: list[int] = ruleset.table.rank_of_multiset.tolist()
+        self.table = ruleset.table
+        self.max_rolls = ruleset.max_rolls
+        self.chip_stake = ruleset.stake == "chips"
+        self.lives_stake = ruleset.stake == "lives"
 
 
 scalar_tables = per_ruleset(ScalarTables)

@@ -169,6 +169,7 @@ class Encoder:
         self.rank = np.concatenate([[0.0], np.arange(t.num_ranks) / self.top]).astype(np.float32)  # [r + 1]
         self.rank_ms = t.rank_of_multiset
         self._head, self._rolls = self.head.tolist(), self.rolls.tolist()
+        self._rolls_flat, self._rolls_stride = self.rolls.reshape(-1, 3), mr + 1
         self._per7, self._rank, self._rank_ms = self.per7.tolist(), self.rank.tolist(), self.rank_ms.tolist()
 
     def rows(
@@ -182,7 +183,7 @@ class Encoder:
         o = np.empty((ms.size, OBS_SIZE), np.float32)
         o[:, DICE] = self.head[ms]
         o[:, RANK] = self.rank[best + 1]
-        o[:, ROLLS] = self.rolls[used, limit]
+        o[:, ROLLS] = self._rolls_flat[used * self._rolls_stride + limit]  # = self.rolls[used, limit]
         has = lo >= 0
         rank = best
         mid = (is_first, self.per7[after], has, self.rank[lo + 1], self.per7[lo_count], self.rank[hi + 1],

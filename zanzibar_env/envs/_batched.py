@@ -146,7 +146,9 @@ class BatchedGame:
         """Record the current player's hand; returns where the round is over."""
         c, ms = self.cur[t], self.best_ms[t]
         rk = self.RANK_MS[ms]
-        self.hrank[t, c], self.hcat[t, c] = rk, self.CAT_MS[ms]
+        at = t * self.n + c  # flat index of (row, seat)
+        self.hrank.put(at, rk)
+        self.hcat.put(at, self.CAT_MS[ms])
         (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
             K.public_after_turn(
                 self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
@@ -224,43 +226,42 @@ class BatchedGame:
     def _settle(self, s: np.ndarray) -> np.ndarray:
         """Settle the rounds of rows ``s``; pay rewards, flag episode ends; returns rows that play on."""
         rules, n = self.rules, self.n
-        at = (self.start[s][:, None] + self.seats[None, :]) % n  # [S, position] -> seat
-        rows = s[:, None]
-        hr = list(self.hrank[rows, at].T)
+        # flat index into the [N, n] state of each (play position, row): [n, S], one row per position
+        at = s * n + self._rot[self.start[s]].T
+        hr = list(self.hrank.take(at))
         tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
         losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
-        before = list(self.stacks[rows, at].T)
+        st = self.stacks.take(at)
+        before = list(st)
         amounts = None
         if rules.stake == "chips":
-            hi_cat = self.hcat[s, self.hi_seat[s]]
-            amounts = S.chip_amounts(rules, self.PAY, list(self.hcat[rows, at].T), hi_cat)
+            hi_cat = self.hcat.take(s * n + self.hi_seat[s])
+            amounts = S.chip_amounts(rules, self.PAY, list(self.hcat.take(at)), hi_cat)
         after = S.stacks_after(rules, before, losers, amounts, self.LIVES[self.hi_rank[s]])
-        new = np.stack(after, 1)
-        self.stacks[rows, at] = new
+        new = np.array(after)
+        self.stacks.put(at, new)
         self.rounds[s] += 1
         won, over = S.game_winners(rules, before, after, [r >= 0 for r in hr], self.rounds[s])
-        return self._game_end(
-            s, (self.seat[s] - self.start[s]) % n, new, np.stack(before, 1), won, over, losers
-        )
+        return self._game_end(s, (self.seat[s] - self.start[s]) % n, new, st, won, over, losers)
 
     def _game_end(
         self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
         won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray],
     ) -> np.ndarray:  # fmt: skip
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
-        ``settlement.episode_step``); ``new``/``st`` are stacks ``[S, position]`` after/before the round."""
+        ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round."""
         rows = np.arange(s.size)
         win_game, result, k = 0.0, 0.0, 0
         if self.reward_kind == "win" and self.episode == "round":
-            lost = np.stack(losers, 1)
+            lost = np.array(losers)
             active = st > 0 if self.lives else np.ones_like(lost)
-            result = S.round_win_reward(lost.any(1), lost[rows, me], (active & ~lost).sum(1))
+            result = S.round_win_reward(lost.any(0), lost[me, rows], (active & ~lost).sum(0))
         elif self.reward_kind == "win":
-            won_arr = np.stack(won, 1)
-            win_game, k = won_arr[rows, me], won_arr.sum(1)
-        mine = new[rows, me]
+            won_arr = np.array(won)
+            win_game, k = won_arr[me, rows], won_arr.sum(0)
+        mine = new[me, rows]
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, mine - st[rows, me],
+            self.rules, self.episode, self.reward_kind, mine - st[me, rows],
             won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
@@ -273,7 +274,7 @@ class BatchedGame:
     def encode_rows(self, r: np.ndarray) -> np.ndarray:
         """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
         pos = self.pos[r]
-        st = self.stacks[r[:, None], self._rot[self.cur[r]]]
+        st = self.stacks.take(r[:, None] * self.n + self._rot[self.cur[r]])  # flat take: no 2-D fancy index
         return self._enc.rows(
             self.ms[r], self.best_rank[r], self.rolls[r],
             K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,

@@ -310,7 +310,8 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         reward, self._term = S.episode_step(
             self.rules, self.episode, self.reward_kind, rec.transfers[seat],
             won=seat in winners, winners=len(winners), over=bool(winners),
-            alive=rec.stacks_after[seat] > 0, round_result=_round_result(rec, seat, self.rules),
+            alive=rec.stacks_after[seat] > 0,
+            round_result=_round_result(rec, seat, self.rules) if self.episode == "round" else 0.0,
         )  # fmt: skip
         self._reward += reward
         self._trunc = not self._term and last and g.record.truncated
