@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from pathlib import Path
 
 import zanzibar_env as zz
 from agents import make_agent
