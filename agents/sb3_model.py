@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.core.safe_io import is_file
+
 #: Largest ``data`` / ``policy.pth`` member read from a zip (a guard against zip bombs).
 MAX_MEMBER_BYTES = 256 * 1024 * 1024
 
@@ -97,11 +99,7 @@ def load_sb3(path: str | Path, *, trusted: bool = False) -> Any:
     unsupported file. ``trusted=True`` lets SB3 unpickle a file the safe reader refuses.
     """
     p = Path(path)
-    try:
-        found = p.is_file()
-    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
-        found = False
-    if not found:
+    if not is_file(p):
         raise ValueError(f"no SB3 model file at {str(p)[:200]!r}")
     try:
         return _load_safe(p)

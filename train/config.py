@@ -20,7 +20,7 @@ import yaml
 
 from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS, load_ruleset
-from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_io import atomic_write_text, is_file
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
@@ -326,11 +326,7 @@ def _load_yaml(text: str, source: str) -> Any:
 def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The keys of a config file, with its ``defaults:`` file (if any) merged underneath."""
     path = Path(path)
-    try:
-        found = path.is_file()
-    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
-        found = False
-    if not found:
+    if not is_file(path):
         raise ValueError(f"config file {str(path)[:200]!r} does not exist")
     if path.resolve() in _seen:
         raise ValueError(f"config file {str(path)!r}: 'defaults:' chain loops back to itself")

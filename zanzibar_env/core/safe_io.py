@@ -14,6 +14,15 @@ import tempfile
 from pathlib import Path
 
 
+def is_file(path: str | Path) -> bool:
+    """``Path(path).is_file()``, but ``False`` (not an exception) for a name too long for the file
+    system or one holding a NUL byte: input paths come from users and must fail with a clear error."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def check_output(path: str | Path, *, force: bool = False, what: str = "output file") -> Path:
     """``path`` as a :class:`Path` if a file may be written there, else ``ValueError`` (one line).
 

@@ -6,7 +6,6 @@ Kept in one place so the three envs validate the same way and score the same way
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from gymnasium import spaces
 
 from ..core.game import check_num_players
 from ..core.bots import check_table_size
+from ..core.safe_io import is_file
 from ..core.registry import available_agents, make_agent
 from ..core.observation import OBS_SIZE
 from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
@@ -64,19 +64,12 @@ def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
     return int(max_rounds)
 
 
-def _is_file(path: str) -> bool:
-    try:
-        return Path(path).is_file()
-    except (OSError, ValueError):  # a name too long for the file system, or a NUL byte
-        return False
-
-
 def _one_opponent(spec: Any) -> Any:
     if isinstance(spec, str) and spec not in available_agents():
         path = spec[4:] if spec.startswith("ppo:") else spec
         looks_like_path = spec.startswith("ppo:") or path.endswith(".zip") or "/" in path or "\\" in path
         if looks_like_path:
-            if not _is_file(path):
+            if not is_file(path):
                 raise ValueError(f"opponent model file not found: {path[:200]!r}")
             return make_agent(f"ppo:{path}")
     if not isinstance(spec, str) and not hasattr(spec, "act"):
