@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.core.bots import batch_random
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.observation import ViewBatch, encode_batch
 from zanzibar_env.extras import requires_extra
@@ -128,7 +129,7 @@ class PolicyAgent(BaseAgent):
         if not self.sample:
             return probs.argmax(1)
         cum = probs.cumsum(1)
-        draws = self.rng.random((len(batch), 1)) * cum[:, -1:]
+        draws = batch_random(batch, self.rng)[:, None] * cum[:, -1:]  # per-env streams in the vector env
         return np.minimum((draws >= cum).sum(1), STOP)
 
     def act(self, view: View) -> int:

@@ -8,6 +8,16 @@ user's own ``agents.py`` in the working directory, say). :mod:`agents.base` and
 An agent sees the acting player's :class:`~zanzibar_env.View` (the same information as the env
 observation) and returns a hold mask (bit ``i`` keeps sorted die ``i``; 7 stops). ``act_batch`` does
 the same for a :class:`~zanzibar_env.core.observation.ViewBatch`; the vector env uses it.
+
+Per-env randomness (the ``row_rng`` protocol): a batch from the vector env carries ``batch.row_rng``,
+a :class:`~zanzibar_env.core.streams.RowRandom` whose ``random()`` and ``integers(high)`` return one
+draw per row, each from that env's own seeded stream. A stochastic bot that draws through it
+(:func:`batch_random`, :func:`batch_integers` fall back to the bot's own generator when a batch has
+no ``row_rng``), with the same calls for a row whatever the other rows hold, keeps each env's games a
+function of that env's seed alone (``reset(seed=[...])``). Bots that ignore ``row_rng`` stay valid:
+the vector env reseeds them from all the seeds together (``seed()``), so a run is reproducible as a
+whole but an env's games then depend on the other envs. A bot that splits a batch passes
+``batch.row_rng[rows]`` on with the rows.
 """
 
 from __future__ import annotations
@@ -39,6 +49,18 @@ class BaseAgent:
         return f"{type(self).__name__}({self.name!r})"
 
 
+def batch_random(batch: ViewBatch, rng: np.random.Generator) -> np.ndarray:
+    """``float64[B]`` uniform in ``[0, 1)``: from ``batch.row_rng`` when the batch has one, else ``rng``."""
+    row_rng = getattr(batch, "row_rng", None)
+    return row_rng.random() if row_rng is not None else rng.random(len(batch))
+
+
+def batch_integers(batch: ViewBatch, high: int, rng: np.random.Generator) -> np.ndarray:
+    """``int64[B]`` uniform in ``0..high-1``: from ``batch.row_rng`` when the batch has one, else ``rng``."""
+    row_rng = getattr(batch, "row_rng", None)
+    return row_rng.integers(high) if row_rng is not None else rng.integers(high, size=len(batch))
+
+
 def check_table_size(agent: object, num_players: int) -> None:
     """``ValueError`` unless ``agent`` plays tables of ``num_players`` (its ``table_sizes``, if any)."""
     sizes = getattr(agent, "table_sizes", None)
@@ -67,6 +89,7 @@ class RandomAgent(BaseAgent):
         return STOP if self.rng.random() < 0.5 else 0
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        """Uniform legal actions, one draw per row (per-env streams through ``batch.row_rng``)."""
         if batch.ruleset.holds_allowed:
-            return self.rng.integers(8, size=len(batch))
-        return np.where(self.rng.random(len(batch)) < 0.5, STOP, 0)
+            return batch_integers(batch, 8, self.rng)
+        return np.where(batch_random(batch, self.rng) < 0.5, STOP, 0)

@@ -1,10 +1,12 @@
 """The batched game core of the vector env: Zanzibar for ``N`` tables as ``[N, ...]`` numpy arrays.
 
-Pure numpy (no gymnasium): dice are throw indices ``0..215`` taken from a pool filled by one
-``rng.integers`` call at a time. Every rule comes from the kernel (:mod:`zanzibar_env.core.kernel`,
-:mod:`zanzibar_env.core.settlement`), called with ``[rows]`` arrays where the scalar engine passes
-ints: this module only keeps the state arrays, draws dice and routes rows. :class:`BatchedGame` is mixed into
-:class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which sets the attributes it reads.
+Pure numpy (no gymnasium): dice are throw indices ``0..215``; every draw (dice, roll-offs, the
+learner's seat) comes from the row's own random stream (:class:`~zanzibar_env.core.streams.RowStreams`),
+so a row's game depends on its own seed only. Every rule comes from the kernel
+(:mod:`zanzibar_env.core.kernel`, :mod:`zanzibar_env.core.settlement`), called with ``[rows]`` arrays
+where the scalar engine passes ints: this module only keeps the state arrays, draws dice and routes
+rows. :class:`BatchedGame` is mixed into :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which
+sets the attributes it reads.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..core.hands import MULTISETS
 from ..core.kernel import STOP, throw_index
 from ..core.observation import encoder
 from ..core.rules import Ruleset
+from ..core.streams import RowStreams
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
 _POPCOUNT = np.array([3 - k for k in K.REROLLED], np.int64)  # dice each hold mask keeps
@@ -31,13 +34,11 @@ class BatchedGame:
     rules: Ruleset
     n: int
     num_envs: int
-    rng: np.random.Generator
+    _streams: RowStreams
     episode: str
     reward_kind: str
     max_rounds: int | None
     fixed_seat: int | None
-    _pool: np.ndarray
-    _pool_pos: int
     _sources: list[DiceSource] | None
     same_step: bool = True  # autoreset mode: SAME_STEP (True) or NEXT_STEP
 
@@ -85,20 +86,10 @@ class BatchedGame:
         self._sources = sources
 
     # ---- dice -----------------------------------------------------------------------------------
-    def _take(self, k: int) -> np.ndarray:
-        if self._pool_pos + k > self._pool.size:
-            self._pool = self.rng.integers(
-                0, 216, size=max(16 * self.num_envs, 4096, k)
-            )  # one call per refill
-            self._pool_pos = 0
-        out = self._pool[self._pool_pos : self._pool_pos + k]
-        self._pool_pos += k
-        return out
-
     def _throws(self, r: np.ndarray, held: np.ndarray) -> np.ndarray:
         """One throw index per row of ``r`` for the unheld dice of each (``held`` = hold masks)."""
         if self._sources is None:
-            return self._take(r.size)
+            return self._streams.throws(r)
         counts = 3 - _POPCOUNT[held]
         src = self._sources
         return np.array([throw_index(src[i].roll(int(k))) for i, k in zip(r, counts, strict=True)], np.int64)
@@ -106,9 +97,11 @@ class BatchedGame:
     def _rolloff_throws(self, r: np.ndarray, tied: list[np.ndarray], multi: np.ndarray) -> list[np.ndarray]:
         """Roll-off throw ranks per play position (``[R]`` each) for the tied seats of rows ``multi``."""
         n = self.n
-        if self._sources is None:
-            return list(self.RANK_THROW[self._take(r.size * n).reshape(n, r.size)])
         out = np.zeros((n, r.size), np.int64)
+        if self._sources is None:  # the tied rows throw for every seat; the tied seats' throws count
+            m = np.flatnonzero(multi)
+            out[:, m] = self.RANK_THROW[self._streams.throws_k(r[m], n)].T
+            return list(out)
         for j in np.flatnonzero(multi):
             for k in range(n):
                 if tied[k][j]:
@@ -211,7 +204,7 @@ class BatchedGame:
         elif self.fixed_seat is not None:
             self.seat[r] = self.fixed_seat
         else:
-            self.seat[r] = self.rng.integers(self.n, size=r.size)
+            self.seat[r] = self._streams.integers(r, self.n)
         self.rounds[r] = 0
         self.term[r], self.trunc[r], self.fresh[r] = False, False, True
         self._new_round(r, np.zeros(r.size, np.int64))

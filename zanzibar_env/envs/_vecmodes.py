@@ -16,12 +16,15 @@ from ._batched import BatchedGame
 
 
 class VectorConventions(BatchedGame):
-    """Autoreset mode, ``max_episode_steps``, ``skip_no_decision``, ``options["seat"]`` of the vector env."""
+    """Autoreset mode, ``max_episode_steps``, ``skip_no_decision``, ``options["seat"]``, per-env seeds."""
 
     metadata: dict[str, Any]
     _steps: np.ndarray
     _fobs: np.ndarray | None
     _cut_obs: tuple[np.ndarray, np.ndarray] | None
+    opponents: list[Any]
+    _np_random: np.random.Generator | None
+    _np_random_seed: int | None
 
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
         raise NotImplementedError
@@ -49,6 +52,18 @@ class VectorConventions(BatchedGame):
     def begin_episode(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
         super().begin_episode(r, seats)
         self._steps[r] = 0
+
+    def _seed(self, seed: Any) -> None:
+        """Seed env ``i``'s stream with ``env_seeds(seed)[i]`` (kept where ``None``); ``np_random`` and
+        opponents that ignore ``batch.row_rng`` are seeded from all the seeds together."""
+        seeds = env_seeds(seed, self.num_envs)
+        given = [i for i, s in enumerate(seeds) if s is not None]
+        if not given:
+            return
+        self._streams.seed(np.array(given, np.int64), [seeds[i] for i in given])
+        self._np_random = np.random.default_rng([0 if s is None else s + 1 for s in seeds])
+        self._np_random_seed = int(seed) if isinstance(seed, (int, np.integer)) else -1
+        U.seed_opponents(self.opponents, self._np_random)
 
     def _seat_option(self, options: dict[str, Any] | None) -> np.ndarray | None:
         if not options or options.get("seat") is None:
@@ -92,11 +107,21 @@ class VectorConventions(BatchedGame):
         raise RuntimeError(f"no decision in {U.MAX_SKIPS} resets; set skip_no_decision=False")
 
 
-def seed_sequence(seed: Any, num_envs: int) -> int | np.random.SeedSequence:
-    """An int seed as is; one int per env as a ``SeedSequence`` of them all (``ValueError`` otherwise)."""
+def env_seeds(seed: Any, num_envs: int) -> list[int | None]:
+    """One seed per env from ``reset(seed=...)``: an int ``s`` gives env ``i`` the seed ``s + i`` (as
+    Gymnasium's ``SyncVectorEnv``); a list gives env ``i`` its ``i``-th entry, ``None`` leaving that env's
+    stream as it is. ``ValueError`` naming the problem for a wrong length, a negative, a bool or a
+    non-integer."""
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return int(seed)
-    seeds = list(seed) if isinstance(seed, (list, tuple, np.ndarray)) else None
-    if seeds is None or len(seeds) != num_envs or not all(isinstance(x, (int, np.integer)) for x in seeds):
-        raise ValueError(f"seed must be an int or {num_envs} ints (one per env), got {seed!r}")
-    return np.random.SeedSequence([int(x) for x in seeds])
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        return [int(seed) + i for i in range(num_envs)]
+    if not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) != 1:
+        got = " ".join(repr(seed).split())[:80]  # one line, however the seed prints
+        raise ValueError(f"seed must be an int, a list of {num_envs} ints (or None) or None, got {got}")
+    if len(seed) != num_envs:
+        raise ValueError(f"seed list has {len(seed)} entries for {num_envs} envs (one per env)")
+    for i, s in enumerate(seed):
+        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0):
+            raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+    return [None if s is None else int(s) for s in seed]

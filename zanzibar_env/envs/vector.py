@@ -17,13 +17,14 @@ from gymnasium.vector.utils import batch_space
 
 from . import _envutil as U
 from ._batched import _MS_DICE
-from ._vecmodes import VectorConventions, seed_sequence
+from ._vecmodes import VectorConventions
 from ._obs import ObsFormat
 from ..core import kernel as K
 from ..core.dice import DiceSource
 from ..core.engine import NUM_ACTIONS, View
 from ..core.observation import OBS_SIZE, ViewBatch
 from ..core.rules import MAX_PLAYERS
+from ..core.streams import RowStreams
 
 
 class ZanzibarVectorEnv(VectorConventions, VectorEnv):
@@ -70,20 +71,33 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     ## Arguments
     ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
     the single env; ``episode``: ``"game"`` (``Zanzibar-v1``) or ``"round"`` (``ZanzibarRound-v1``);
-    ``seed``: seeds the generator used until ``reset(seed=...)``; ``obs_type``, ``skip_no_decision`` as
-    the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
-    ``reset(seed=[s_0, ..., s_{N-1}])`` seeds the batch from the list (one generator draws every env's
-    dice, so an env's dice depend on the whole list). ``reset(options={"seat": s})`` fixes the
-    learner's seat of every env (an int) or of each (``int[N]``) for that reset. Gymnasium refuses
-    ``wrappers=`` in ``vector_entry_point`` mode: use its vector wrappers on this env, or
-    ``vectorization_mode="sync"`` for per-env wrappers. :meth:`set_dice_sources` (tests) replays
-    scripted dice per env in the engine's order.
+    ``seed``: as ``reset(seed=...)``, for the first reset (``None``: fresh entropy); ``obs_type``,
+    ``skip_no_decision`` as the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
+    ``reset(options={"seat": s})`` fixes the learner's seat of every env (an int) or of each
+    (``int[N]``) for that reset. Gymnasium refuses ``wrappers=`` in ``vector_entry_point`` mode: use
+    its vector wrappers on this env, or ``vectorization_mode="sync"`` for per-env wrappers.
+    :meth:`set_dice_sources` (tests) replays scripted dice per env in the engine's order.
+
+    ## Seeding
+    Each env has its own random stream (:mod:`zanzibar_env.core.streams`: a counter-based generator
+    vectorised over envs, keyed by ``np.random.SeedSequence(s_i)``). Every draw of env ``i`` (its dice,
+    roll-offs, the learner's seat, and the moves of stochastic opponents that draw through
+    ``batch.row_rng`` as ``random`` does, see :mod:`zanzibar_env.core.bots`) comes from it, so env
+    ``i``'s episodes are a function of ``s_i`` and its own actions: the same whatever the batch size,
+    the env's position or the other envs' seeds. ``reset(seed=[s_0, ..., s_{N-1}])`` seeds env ``i``
+    with ``s_i`` (``None`` keeps that env's stream); ``reset(seed=s)`` seeds env ``i`` with ``s + i``,
+    as Gymnasium's ``SyncVectorEnv``; ``reset()`` continues the streams. Seeds are non-negative ints;
+    any other value raises ``ValueError``. Opponents that ignore ``batch.row_rng`` are reseeded
+    (``seed()``) from all the seeds together: a run still reproduces, but their moves, and so env
+    ``i``'s games, then depend on the other envs too. For the same seed the dice differ from the
+    single env's (another generator).
 
     ## Version History
     * v1: masks are ``bool`` in ``infos`` and ``action_masks()``; ``final_info["num_rounds"]`` (was
       ``rounds``); info keys ``seat``, ``no_decision``, ``num_rounds`` as the single env;
-      ``autoreset_mode`` (``SAME_STEP`` or ``NEXT_STEP``), ``max_episode_steps``, seed lists,
-      ``obs_type``; every action of the learner and the opponents checked, the env row named.
+      ``autoreset_mode`` (``SAME_STEP`` or ``NEXT_STEP``), ``max_episode_steps``, per-env seeds (a
+      stream per env; an int seed ``s`` seeds env ``i`` with ``s + i``), ``obs_type``; every action
+      of the learner and the opponents checked, the env row named.
     * v0: initial version.
     """
 
@@ -123,10 +137,9 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._setup_tables()
         self._alloc()
-        self.rng = np.random.default_rng(seed)
-        self._np_random = self.rng
-        self._pool = np.zeros(0, np.int64)
-        self._pool_pos = 0
+        self._streams = RowStreams(self.num_envs)  # fresh entropy until seeded
+        if seed is not None:
+            self._seed(seed)
         self._sources: list[DiceSource] | None = None
         self._no_batch: set[int] = set()
         self._has_reset = False
@@ -180,7 +193,9 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             return LazyViewBatch(self, r)
         stacks, active = self._rel(self.cur[r], r)
         f = {k: self.view_field(k, r) for k in _FIELDS if k not in ("stacks", "active")}
-        return ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
+        b = ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
+        b.row_rng = self._streams.rows(r)  # type: ignore[attr-defined]
+        return b
 
     def _views(self, b: ViewBatch, seats: np.ndarray) -> list[View]:
         """Per-row :class:`View` objects (for agents without ``act_batch``)."""
@@ -286,8 +301,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             obs[self._cut_obs[0]] = self._cut_obs[1]
         return obs
 
-    def _observe(self) -> Any:
-        return self._fmt(self._flat_obs(), self.action_masks())
+    def _observe(self) -> tuple[Any, dict[str, Any]]:
+        """Observations and infos of every env (the masks computed once for both)."""
+        masks = self.action_masks()
+        return self._fmt(self._flat_obs(), masks), self._infos(masks)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions ``bool[N, 8]`` (all legal where an episode only waits to report its end)."""
@@ -295,10 +312,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         m[self.passing] = True
         return m
 
-    def _infos(self) -> dict[str, Any]:
+    def _infos(self, masks: np.ndarray) -> dict[str, Any]:
         self._nodec[self.fresh] = self.passing[self.fresh]
         info = {
-            "action_mask": self.action_masks(),
+            "action_mask": masks,
             "seat": self.seat.copy(),
             "no_decision": self._nodec.copy(),
             "num_rounds": self.rounds.copy(),
@@ -311,18 +328,16 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Start a new episode in every env; ``seed`` reseeds the dice, seats and opponents.
+        """Start a new episode in every env; ``seed`` reseeds each env's stream (see Seeding).
 
-        ``seed`` is an int or one int per env (the batch is seeded from the whole list:
-        ``np.random.SeedSequence(seeds)``). ``options={"seat": s}`` fixes the learner's seat of every
-        env (an int) or of each env (``int[N]``) for this reset.
+        ``seed``: ``None`` (continue), an int ``s`` (env ``i`` gets ``s + i``) or one seed per env
+        (a non-negative int, or ``None`` to keep that env's stream): env ``i``'s episodes then depend
+        on its own seed only. ``options={"seat": s}`` fixes the learner's seat of every env (an int) or
+        of each env (``int[N]``) for this reset.
         """
         seats = self._seat_option(options)
         if seed is not None:
-            self.rng = np.random.default_rng(seed_sequence(seed, self.num_envs))
-            self._np_random = self.rng
-            self._pool, self._pool_pos = np.zeros(0, np.int64), 0
-            U.seed_opponents(self.opponents, self.rng)
+            self._seed(seed)
         self.acc[:], self.pend[:] = 0.0, 0.0
         self._reported[:], self._nodec[:], self._cut_obs = False, False, None
         rows = np.arange(self.num_envs)
@@ -331,7 +346,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._skip_no_decision()
         self.passing = self.term | self.trunc
         self._has_reset = True
-        return self._observe(), self._infos()
+        return self._observe()
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         act = np.asarray(actions)
@@ -364,10 +379,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._skip_no_decision()
         self.passing = self.term | self.trunc
         self._reported = (self._oterm | self._otrunc) & (not self.same_step)
-        infos = self._infos()
+        obs, infos = self._observe()
         if self._fobs is not None and self.same_step:
             infos.update(self._final())
-        return self._observe(), self.acc.copy(), self._oterm, self._otrunc, infos
+        return obs, self.acc.copy(), self._oterm, self._otrunc, infos
 
     def _final(self) -> dict[str, Any]:
         assert self._fobs is not None
@@ -404,6 +419,9 @@ class LazyViewBatch(ViewBatch):
     def __getattr__(self, name: str) -> Any:  # called only for fields not computed yet
         if name.startswith("_"):
             raise AttributeError(name)
-        value = self._game.view_field(name, self._rows)
+        if name == "row_rng":  # per-env draws for stochastic bots (the protocol in core.bots)
+            value: Any = self._game._streams.rows(self._rows)
+        else:
+            value = self._game.view_field(name, self._rows)
         setattr(self, name, value)
         return value
