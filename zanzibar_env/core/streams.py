@@ -122,7 +122,16 @@ class RowStreams:
 
     def throws(self, rows: np.ndarray) -> np.ndarray:
         """One throw index ``0..215`` (three ordered dice, ``kernel.throw_index``) per row."""
-        return self._draw(self.t, rows)
+        f = self.ptr[rows]  # the hot path of the vector env: _draw inlined
+        try:
+            v = self.t.take(f)
+        except IndexError:  # a row used its whole cache
+            self._refill()
+            f = self.ptr[rows]
+            v = self.t.take(f)
+        f += self.num_rows
+        self.ptr[rows] = f
+        return v
 
     def throws_k(self, rows: np.ndarray, k: int) -> np.ndarray:
         """``k`` throw indices per row, ``int64[len(rows), k]`` (``1 <= k <= WIDTH / 2``)."""
