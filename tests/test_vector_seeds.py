@@ -196,3 +196,28 @@ def test_random_agent_without_row_streams_uses_its_own_generator() -> None:
     np.testing.assert_array_equal(acts, np.random.default_rng(3).integers(8, size=6))
     with_rows = RandomAgent(seed=3).act_batch(b)  # row streams: not the agent's generator
     assert with_rows.shape == (6,)
+
+
+def test_a_sampling_policy_agent_draws_per_env() -> None:
+    """``agents.policy.PolicyAgent(sample=True)`` draws through ``batch.row_rng`` too."""
+    from agents.policy import PolicyAgent
+
+    def agent() -> PolicyAgent:
+        return PolicyAgent(lambda obs: np.zeros((len(obs), 8)), output="logits", sample=True, seed=0)
+
+    want = _trace([4], 0, 40, opponents=agent(), episode="round")
+    assert want == _trace([9, 4], 1, 40, opponents=agent(), episode="round")
+
+
+class _OwnRandom(RandomAgent):
+    """A stochastic bot that ignores ``batch.row_rng`` (its own generator, reseeded by the env)."""
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        return self.rng.integers(8, size=len(batch))
+
+
+def test_bots_that_ignore_row_streams_still_reproduce_the_run() -> None:
+    """Valid and reproducible as a whole (same seeds, same batch), not per env (documented)."""
+    assert _trace([1, 2, 3], 1, 40, opponents=_OwnRandom()) == _trace(
+        [1, 2, 3], 1, 40, opponents=_OwnRandom()
+    )
