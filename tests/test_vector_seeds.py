@@ -221,3 +221,10 @@ def test_bots_that_ignore_row_streams_still_reproduce_the_run() -> None:
     assert _trace([1, 2, 3], 1, 40, opponents=_OwnRandom()) == _trace(
         [1, 2, 3], 1, 40, opponents=_OwnRandom()
     )
+
+
+def test_rng_benchmark_runs() -> None:
+    from benchmarks.vector_rng import main
+
+    ((n, streams_us, pool_us),) = main(["--envs", "4", "--steps", "5", "--repeats", "1"])
+    assert n == 4 and streams_us >= 0 and pool_us >= 0
