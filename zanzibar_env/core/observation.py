@@ -183,12 +183,13 @@ class Encoder:
         ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
         ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
         o = np.empty((ms.size, OBS_SIZE), np.float32)
-        o[:, DICE] = self.head[ms]
-        o[:, RANK] = self.rank[best + 1]
-        o[:, ROLLS] = self._rolls_flat[used * self._rolls_stride + limit]  # = self.rolls[used, limit]
+        # ``table.take(i, 0)`` gathers rows several times faster than ``table[i]`` (the same values)
+        o[:, DICE] = self.head.take(ms, 0)
+        o[:, RANK] = self.rank.take(best + 1)
+        o[:, ROLLS] = self._rolls_flat.take(used * self._rolls_stride + limit, 0)  # = self.rolls[used, limit]
         has = lo >= 0
-        rank = best
-        mid = (is_first, self.per7[after], has, self.rank[lo + 1], self.per7[lo_count], self.rank[hi + 1],
+        rank, per7, ranks = best, self.per7, self.rank
+        mid = (is_first, per7.take(after), has, ranks.take(lo + 1), per7.take(lo_count), ranks.take(hi + 1),
                np.sign(rank - lo) * has, np.sign(rank - hi) * has, paid / MAX_EARLIER_PAYMENTS)  # fmt: skip
         for k, col in enumerate(mid):
             o[:, MID.start + k] = col
