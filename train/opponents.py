@@ -41,11 +41,11 @@ class SwitchAgent(BaseAgent):
 class SelfPlayPool:
     """Fixed bots plus the learner's most recent checkpoints, drawn per env group and rollout.
 
-    The training envs are split into ``groups`` vector envs; each plays a :class:`SwitchAgent` in all
+    The training envs are split into ``groups`` env groups; each plays a :class:`SwitchAgent` in all
     other seats. Before every rollout each group draws its opponent: a checkpoint from the pool with
     probability ``cfg.self_play_prob`` (when the pool has any), else one of the fixed bots. Draws use
     an RNG seeded from ``cfg.seed``. (Per rollout and group rather than per episode: the batched env
-    plays one opponents object per vector env.)
+    plays one opponents object per env group.)
     """
 
     def __init__(self, cfg: TrainConfig, groups: int) -> None:

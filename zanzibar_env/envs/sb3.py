@@ -44,8 +44,9 @@ with requires_extra("train", "the SB3 vector adapter (zanzibar_env.envs.sb3)"):
 class SB3VecEnv(VecEnv):
     """SB3 view of one or more ``gymnasium.vector.VectorEnv`` (SAME_STEP autoreset, ``action_masks()``).
 
-    Several vector envs (e.g. one per opponent group in self-play) are concatenated in order: env ``i``
-    of the SB3 side is env ``i - offset_g`` of group ``g``. Group ``g`` is reset with ``seed + 7919 * g``.
+    Several vector envs are concatenated in order: env ``i`` of the SB3 side is env ``i - offset_g`` of
+    vector env ``g``, reset with ``seed + 7919 * g``. (:func:`make_sb3_env` builds a single one, with its
+    opponent groups inside.)
     """
 
     def __init__(self, venvs: gym.vector.VectorEnv | Sequence[gym.vector.VectorEnv]) -> None:
@@ -186,7 +187,7 @@ def make_sb3_env(
     if len(specs) > num_envs:
         raise ValueError(f"num_envs={num_envs} is smaller than the {len(specs)} opponent groups")
     sizes = [num_envs // len(specs) + (g < num_envs % len(specs)) for g in range(len(specs))]
-    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents share one vector env
+    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents become one group
     for spec, size in zip(specs, sizes, strict=True):
         if merged and merged[-1][0] is spec:
             merged[-1] = (spec, merged[-1][1] + size)
