@@ -41,11 +41,11 @@ class SwitchAgent(BaseAgent):
 class SelfPlayPool:
     """Fixed bots plus the learner's most recent checkpoints, drawn per env group and rollout.
 
-    The training envs are split into ``groups`` vector envs; each plays a :class:`SwitchAgent` in all
+    The training envs are split into ``groups`` env groups; each plays a :class:`SwitchAgent` in all
     other seats. Before every rollout each group draws its opponent: a checkpoint from the pool with
     probability ``cfg.self_play_prob`` (when the pool has any), else one of the fixed bots. Draws use
     an RNG seeded from ``cfg.seed``. (Per rollout and group rather than per episode: the batched env
-    plays one opponents object per vector env.)
+    plays one opponents object per env group.)
     """
 
     def __init__(self, cfg: TrainConfig, groups: int) -> None:
@@ -95,6 +95,8 @@ class ExploiterAgent(BaseAgent):
         return int(self.act_batch(ViewBatch.from_views([view]))[0])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        if self.first is self.second:  # before the first update: one agent in both seats
+            return self.first.act_batch(batch)
         first = np.asarray(batch.is_first, bool)
         out = np.zeros(len(batch), np.int64)
         for rows, agent in ((np.flatnonzero(first), self.first), (np.flatnonzero(~first), self.second)):

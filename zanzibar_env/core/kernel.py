@@ -208,7 +208,7 @@ AFTER = _after_faces()
 
 def roll(ms: Number, hold: Number, throw: Number) -> Number:
     """Multiset index after holding ``hold`` of multiset ``ms`` and throwing ``throw`` (ints or arrays)."""
-    return TRANSITION[(ms * NUM_ACTIONS + hold) * NUM_THROWS + throw]
+    return TRANSITION.take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)  # take: TRANSITION[i], faster
 
 
 @cache
@@ -336,6 +336,8 @@ class ScalarTables:
         self.table = ruleset.table
         self.max_rolls = ruleset.max_rolls
         self.chip_stake = ruleset.stake == "chips"
+        self.sets_limit = ruleset.first_roller_sets_limit
+        self.best_of_turn = ruleset.final_hand == "best"  # else best_after_roll is the identity
         self.lives_stake = ruleset.stake == "lives"
 
 

@@ -12,6 +12,7 @@ tables): the envs, the vector env, :func:`encode` (one view) and :func:`encode_b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -171,6 +172,7 @@ class Encoder:
         self._head, self._rolls = self.head.tolist(), self.rolls.tolist()
         self._rolls_flat, self._rolls_stride = self.rolls.reshape(-1, 3), mr + 1
         self._per7, self._rank, self._rank_ms = self.per7.tolist(), self.rank.tolist(), self.rank_ms.tolist()
+        self._pads = [[0.0] * (MAX_PLAYERS - k) for k in range(MAX_PLAYERS + 1)]  # padding per table size
 
     def rows(
         self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
@@ -181,12 +183,13 @@ class Encoder:
         ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
         ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
         o = np.empty((ms.size, OBS_SIZE), np.float32)
-        o[:, DICE] = self.head[ms]
-        o[:, RANK] = self.rank[best + 1]
-        o[:, ROLLS] = self._rolls_flat[used * self._rolls_stride + limit]  # = self.rolls[used, limit]
+        # ``table.take(i, 0)`` gathers rows several times faster than ``table[i]`` (the same values)
+        o[:, DICE] = self.head.take(ms, 0)
+        o[:, RANK] = self.rank.take(best + 1)
+        o[:, ROLLS] = self._rolls_flat.take(used * self._rolls_stride + limit, 0)  # = self.rolls[used, limit]
         has = lo >= 0
-        rank = best
-        mid = (is_first, self.per7[after], has, self.rank[lo + 1], self.per7[lo_count], self.rank[hi + 1],
+        rank, per7, ranks = best, self.per7, self.rank
+        mid = (is_first, per7.take(after), has, ranks.take(lo + 1), per7.take(lo_count), ranks.take(hi + 1),
                np.sign(rank - lo) * has, np.sign(rank - hi) * has, paid / MAX_EARLIER_PAYMENTS)  # fmt: skip
         for k, col in enumerate(mid):
             o[:, MID.start + k] = col
@@ -203,17 +206,12 @@ class Encoder:
         o[:, ACTIVE.start : ACTIVE.start + k] = active
         o[:, SIZE] = (k if n is None else n) / MAX_PLAYERS
 
-    def tail(self, stacks: list[int], active: list[bool]) -> list[float]:
+    def tail(self, stacks: Sequence[int], active: Sequence[bool]) -> list[float]:
         """Slots 16-32 as Python floats (seat blocks change only between rounds: callers may cache it)."""
-        pad = [0.0] * (MAX_PLAYERS - len(stacks))
-        scale = self.scale
-        return [
-            *(x / scale for x in stacks),
-            *pad,
-            *(float(x) for x in active),
-            *pad,
-            len(stacks) / MAX_PLAYERS,
-        ]
+        n, scale = len(stacks), self.scale
+        pad = self._pads[n]
+        flags = [1.0 if x else 0.0 for x in active]
+        return [x / scale for x in stacks] + pad + flags + pad + [n / MAX_PLAYERS]
 
     def one(
         self, ms: int, best: int, used: int, limit: int, is_first: bool, after: int,

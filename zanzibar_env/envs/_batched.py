@@ -114,7 +114,7 @@ class BatchedGame:
         ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
         self.best_rank[r], self.best_ms[r] = K.best_after_roll(
-            self.best_rank[r], self.best_ms[r], self.RANK_MS[ms], ms, self.rules
+            self.best_rank[r], self.best_ms[r], self.RANK_MS.take(ms), ms, self.rules
         )
         rolls = self.rolls[r] + 1
         self.rolls[r] = rolls
@@ -138,7 +138,7 @@ class BatchedGame:
     def _end_turn(self, t: np.ndarray) -> np.ndarray:
         """Record the current player's hand; returns where the round is over."""
         c, ms = self.cur[t], self.best_ms[t]
-        rk = self.RANK_MS[ms]
+        rk = self.RANK_MS.take(ms)
         at = t * self.n + c  # flat index of (row, seat)
         self.hrank.put(at, rk)
         self.hcat.put(at, self.CAT_MS[ms])
@@ -220,7 +220,7 @@ class BatchedGame:
         """Settle the rounds of rows ``s``; pay rewards, flag episode ends; returns rows that play on."""
         rules, n = self.rules, self.n
         # flat index into the [N, n] state of each (play position, row): [n, S], one row per position
-        at = s * n + self._rot[self.start[s]].T
+        at = s * n + self._rot.take(self.start[s], 0).T  # take: = _rot[start], faster
         hr = list(self.hrank.take(at))
         tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
         losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
@@ -267,7 +267,7 @@ class BatchedGame:
     def encode_rows(self, r: np.ndarray) -> np.ndarray:
         """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
         pos = self.pos[r]
-        st = self.stacks.take(r[:, None] * self.n + self._rot[self.cur[r]])  # flat take: no 2-D fancy index
+        st = self.stacks.take(r[:, None] * self.n + self._rot.take(self.cur[r], 0))  # no 2-D fancy index
         return self._enc.rows(
             self.ms[r], self.best_rank[r], self.rolls[r],
             K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,

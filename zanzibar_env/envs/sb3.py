@@ -34,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..extras import requires_extra
+from ._groups import GroupedVectorEnv
 from .vector import ZanzibarVectorEnv
 
 with requires_extra("train", "the SB3 vector adapter (zanzibar_env.envs.sb3)"):
@@ -43,8 +44,9 @@ with requires_extra("train", "the SB3 vector adapter (zanzibar_env.envs.sb3)"):
 class SB3VecEnv(VecEnv):
     """SB3 view of one or more ``gymnasium.vector.VectorEnv`` (SAME_STEP autoreset, ``action_masks()``).
 
-    Several vector envs (e.g. one per opponent group in self-play) are concatenated in order: env ``i``
-    of the SB3 side is env ``i - offset_g`` of group ``g``. Group ``g`` is reset with ``seed + 7919 * g``.
+    Several vector envs are concatenated in order: env ``i`` of the SB3 side is env ``i - offset_g`` of
+    vector env ``g``, reset with ``seed + 7919 * g``. (:func:`make_sb3_env` builds a single one, with its
+    opponent groups inside.)
     """
 
     def __init__(self, venvs: gym.vector.VectorEnv | Sequence[gym.vector.VectorEnv]) -> None:
@@ -175,7 +177,8 @@ def make_sb3_env(
     ``opponents`` goes to :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv` (one spec for every other
     seat, or one per seat). With ``groups`` (a list of opponents specs) the ``num_envs`` envs are split
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
-    spec object share one vector env (fewer, larger batches).
+    spec object are merged. All groups run in one batched env (:class:`~zanzibar_env.envs._groups.
+    GroupedVectorEnv`; only the opponents' decisions are made per group), seeded with ``seed``.
     """
     episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
@@ -184,24 +187,17 @@ def make_sb3_env(
     if len(specs) > num_envs:
         raise ValueError(f"num_envs={num_envs} is smaller than the {len(specs)} opponent groups")
     sizes = [num_envs // len(specs) + (g < num_envs % len(specs)) for g in range(len(specs))]
-    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents share one vector env
+    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents become one group
     for spec, size in zip(specs, sizes, strict=True):
         if merged and merged[-1][0] is spec:
             merged[-1] = (spec, merged[-1][1] + size)
         else:
             merged.append((spec, size))
-    venvs = [
-        ZanzibarVectorEnv(
-            size,
-            ruleset=ruleset,
-            num_players=num_players,
-            opponents=spec,
-            seat=seat,
-            reward=reward,
-            episode=episodes[env_id],
-            max_rounds=max_rounds,
-            seed=None if seed is None else seed + 7919 * g,
-        )
-        for g, (spec, size) in enumerate(merged)
-    ]
-    return SB3VecEnv(venvs)
+    kwargs: dict[str, Any] = dict(
+        ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
+        max_rounds=max_rounds, seed=seed,
+    )  # fmt: skip
+    if len(merged) == 1:
+        return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs))
+    sizes, opps = [size for _, size in merged], [spec for spec, _ in merged]
+    return SB3VecEnv(GroupedVectorEnv(sizes, opps, **kwargs))

@@ -164,7 +164,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         """One :class:`ViewBatch` field for the acting players of rows ``r``."""
         pos = self.pos[r]
         if name == "dice":
-            return _MS_DICE[self.ms[r]]
+            return _MS_DICE.take(self.ms[r], 0)  # = _MS_DICE[ms], several times faster
         if name == "roll_limit":
             return K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls)
         if name == "is_first":
@@ -415,6 +415,11 @@ class LazyViewBatch(ViewBatch):
 
     def __len__(self) -> int:
         return int(self._rows.size)
+
+    @property
+    def dice_index(self) -> np.ndarray:
+        """The rows' multiset indices, read directly (``ViewBatch`` computes them from ``dice``)."""
+        return self._game.ms[self._rows]
 
     def __getattr__(self, name: str) -> Any:  # called only for fields not computed yet
         if name.startswith("_"):
