@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ray_agents import KillOnceAgent
+from tests.ray_helpers import KillOnceAgent, local_ray
 from train.tournament import main, run_tournament
 
 ray = pytest.importorskip("ray")
@@ -21,21 +21,12 @@ AGENTS = ["random", "greedy", "threshold", "escape", "optimal"]
 
 
 @pytest.fixture(scope="module")
-def local_ray(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """A local Ray with 2 CPUs for the module; always shut down."""
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        _temp_dir=str(tmp_path_factory.mktemp("ray")),
-    )
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
+def ray_2cpus():  # type: ignore[no-untyped-def]
+    with local_ray() as ray_module:
+        yield ray_module
 
 
-def test_cli_outputs_identical_to_one_job(local_ray: object, tmp_path: Path) -> None:
+def test_cli_outputs_identical_to_one_job(ray_2cpus: object, tmp_path: Path) -> None:
     base = ["--agents", ",".join(AGENTS), "--players", "3", "--games", "150", "--seed", "11"]
     base += ["--max-rounds", "40", "--no-progress"]
     assert main([*base, "--out", str(tmp_path / "one")]) == 0
@@ -46,7 +37,7 @@ def test_cli_outputs_identical_to_one_job(local_ray: object, tmp_path: Path) -> 
 
 
 def test_killed_worker_is_retried_without_losing_or_repeating_a_game(
-    local_ray: object, tmp_path: Path
+    ray_2cpus: object, tmp_path: Path
 ) -> None:
     marker = tmp_path / "kill-me"
     kwargs = dict(players=2, games=400, seed=3, progress=False)

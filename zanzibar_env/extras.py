@@ -31,8 +31,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "matplotlib", "rich"),
     "tournament": ("openskill", "tqdm", "rich", "matplotlib"),
     "zoo": ("rl_zoo3",),
-    "ray": ("ray", "pandas", "pyarrow"),
-    "rllib": ("ray", "tree", "lz4", "ormsgpack"),
+    "ray": ("ray",),
+    "rllib": ("ray", "torch"),
     "docs": ("mkdocs", "mkdocstrings"),
 }
 
