@@ -50,9 +50,9 @@ class RLlibConfig:
     iterations: int = 40  #: RLlib training iterations
     seed: int = 0  #: seeds RLlib (env runners, module init)
     num_env_runners: int = 1  #: RLlib env runner actors (0: sample in the driver)
-    num_envs_per_env_runner: int = 8  #: envs per env runner
-    train_batch_size: int = 4000  #: env steps per iteration
-    minibatch_size: int = 500  #: SGD minibatch
+    num_envs_per_env_runner: int = 16  #: envs per env runner
+    train_batch_size: int = 2000  #: env steps per iteration
+    minibatch_size: int = 250  #: SGD minibatch
     num_epochs: int = 4  #: SGD passes per iteration
     lr: float = 6e-4  #: Adam learning rate
     gamma: float = 1.0  #: discount
@@ -115,7 +115,11 @@ def algo_config(cfg: RLlibConfig) -> Any:
         .environment("zanzibar_v1", disable_env_checking=True)
         .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **k: "shared")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": spec}))
-        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner)
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+            sample_timeout_s=600,  # RLlib's 60 s returns empty samples on a busy 2-core machine
+        )
         .training(
             lr=cfg.lr,
             gamma=cfg.gamma,
@@ -191,7 +195,7 @@ def train(cfg: RLlibConfig, run_dir: Path, address: str | None = None) -> dict[s
     with requires_extra("rllib", "RLlib training"):
         import ray
 
-    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    ray.init(address=address, include_dashboard=False)
     try:
         algo = algo_config(cfg).build_algo()
         t0 = time.perf_counter()
