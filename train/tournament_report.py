@@ -33,7 +33,7 @@ def _unit(ruleset_name: str, short: bool = False) -> str:
 def _how(run: dict) -> str:
     """``with 2 job(s)`` / ``on Ray (local, all CPUs)`` / ``on Ray at ADDRESS``."""
     if run.get("backend") == "ray":
-        where = run.get("address") or f"local, {run.get('jobs') or 'all'} CPUs"
+        where = run.get("address") or f"local, {run.get('jobs') or 'all'} CPU(s)"
         return f"on Ray ({where})"
     return f"with {run.get('jobs') or 1} job(s)"
 
