@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -44,11 +46,21 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "num_envs_per_env_runner": 2,
         "runs_dir": str(tmp / "runs"),
     }
-    cmd = [str(PYTHON), "-m", "train.rllib_train"]
+    cmd = [str(PYTHON), "-m", "train.rllib_train", "--cpus", "2"]
     for key, value in sets.items():
         cmd += ["--set", f"{key}={value}"]
-    env = {**os.environ, "RAY_TMPDIR": str(tmp), "RAY_num_cpus": "2"}
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
+    try:
+        done = subprocess.run(
+            cmd,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "RAY_TMPDIR": ray_tmp},
+        )
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
     (run,) = (tmp / "runs").iterdir()
     return run

@@ -60,8 +60,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if address:
         ray.init(address=address, **kwargs)
-    else:
-        ray.init(num_cpus=num_cpus, **kwargs)
+    else:  # "local": a Ray of our own, even if a cluster runs on this machine
+        ray.init(address="local", num_cpus=num_cpus, **kwargs)
     try:
         yield ray
     finally:

@@ -190,12 +190,20 @@ def new_run_dir(cfg: RLlibConfig) -> Path:
     return run_dir
 
 
-def train(cfg: RLlibConfig, run_dir: Path, address: str | None = None) -> dict[str, Any]:
-    """Train, checkpoint, export and (2-player) evaluate exactly; returns the summary."""
+def train(
+    cfg: RLlibConfig, run_dir: Path, address: str | None = None, cpus: int | None = None
+) -> dict[str, Any]:
+    """Train, checkpoint, export and (2-player) evaluate exactly; returns the summary.
+
+    ``address``: the Ray cluster to join; without it a new local Ray with ``cpus`` CPUs (default all).
+    """
     with requires_extra("rllib", "RLlib training"):
         import ray
 
-    ray.init(address=address, include_dashboard=False)
+    if address:
+        ray.init(address=address, include_dashboard=False)
+    else:  # "local": a Ray of our own, even if another runs on this machine
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False)
     try:
         algo = algo_config(cfg).build_algo()
         t0 = time.perf_counter()
@@ -224,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default=None, help="YAML (default configs/rllib_ppo_2p.yaml)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
+    p.add_argument("--cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
     args = p.parse_args(argv)
     try:
         cfg = load(args.config, args.overrides)
@@ -232,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     run_dir = new_run_dir(cfg)
     print(f"RLlib PPO self-play on zanzibar_v1 ({cfg.ruleset}, {cfg.num_players} players): {run_dir}")
-    summary = train(cfg, run_dir, args.address)
+    summary = train(cfg, run_dir, args.address, args.cpus)
     print(json.dumps(summary, indent=1))
     return 0
 
