@@ -13,11 +13,13 @@ At the end: ``<out_dir>/<name>/trials.csv`` (one row per trial: settings, evalua
 metric, seconds, run directory) and the best trial's resolved config written as a ready ``train.ppo``
 config (``best_config``, default ``configs/<name>_best.yaml``): ``python -m train.ppo --config`` it.
 
-Interrupted (Ctrl-C, a lost node)? The sweep exits with 130 and writes no best config; ``--resume``
-continues it from Tune's experiment state in
-``<out_dir>/<name>/tune/``: finished trials stay finished, unfinished ones continue from their last
-evaluation through ``train.ppo``'s own resume (each report carries a checkpoint naming the run
-directory, whose ``model.zip`` is saved at every evaluation). ``--address`` joins a Ray cluster (the
+Interrupted (Ctrl-C, a lost node)? Tune saves its experiment state in ``<out_dir>/<name>/tune/`` (after
+Ctrl-C the sweep still writes ``trials.csv`` and the best config so far); ``--resume`` continues it:
+finished trials stay finished, unfinished ones continue from their last evaluation through
+``train.ppo``'s own resume (each report carries a checkpoint naming the run directory, whose
+``model.zip`` is saved at every evaluation); a trial stopped before its first report starts again in a
+new run directory. If trials fail, the sweep exits with 1, writes no best config, and ``--resume``
+runs them again. ``--address`` joins a Ray cluster (the
 run directories must then be on a file system every node sees); without it a local Ray starts.
 """
 
@@ -292,14 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     with ray_session(args.address, args.cpus):
         grid = _tuner(sweep, sweep_dir, args.resume).fit()
     best = summarise(sweep, grid, sweep_dir)
-    if grid.num_terminated < sweep.num_samples:  # Ctrl-C (Tune saves its state and returns) or errors
+    if grid.num_terminated < sweep.num_samples:  # errored trials (Tune marks Ctrl-C'd ones terminated)
         print(
-            f"sweep interrupted: {grid.num_terminated} of {sweep.num_samples} trials finished "
-            f"({grid.num_errors} errors); no best config written. Continue with: "
+            f"{sweep.num_samples - grid.num_terminated} of {sweep.num_samples} trials did not finish "
+            f"({grid.num_errors} errors); no best config written. Run them again with: "
             f"python -m train.sweep --config {args.config} --resume",
             file=sys.stderr,
         )
-        return 130
+        return 1
     path = Path(sweep.best_config or CONFIG_DIR / f"{sweep.name}_best.yaml")
     write_best(sweep, best, path, f"python -m train.sweep --config {args.config}")
     print(f"trials: {sweep_dir / 'trials.csv'}")
