@@ -4,8 +4,11 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# RLlib pins gymnasium 1.2.2 (the main lock has 1.4.0): it gets a venv of its own (requirements-rllib.lock).
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
-.PHONY: setup train test test-slow lint bench sizes docs clean
+.PHONY: setup setup-rllib train test test-slow lint bench sizes docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +19,15 @@ $(STAMP): requirements.lock pyproject.toml
 
 setup: $(STAMP)
 
+$(RLLIB_STAMP): requirements-rllib.lock pyproject.toml
+	test -x $(RLLIB_VENV)/bin/python || $(PY) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -r requirements-rllib.lock
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $(RLLIB_STAMP)
+
+setup-rllib: $(RLLIB_STAMP)
+
 train: $(STAMP)
 	$(BIN)/python -m train.ppo
 
@@ -25,9 +37,10 @@ test: $(STAMP)
 	$(BIN)/mypy zanzibar_env agents
 	$(BIN)/python -m pytest -n 2 -m "not slow"
 
-# Tests marked slow (over ~20 s each on 2 cores: RL Zoo runs); .ci/run calls this after `make test`.
-test-slow: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m slow
+# Tests marked slow (over ~20 s each on 2 cores: RL Zoo runs, Ray, RLlib); .ci/run calls this after
+# `make test`. The Ray tests share one xdist group (one local Ray at a time).
+test-slow: $(STAMP) $(RLLIB_STAMP)
+	$(BIN)/python -m pytest -n 2 -m slow --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -50,4 +63,4 @@ sizes: $(STAMP)
 	$(BIN)/python -m benchmarks.install_size
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .mypy_cache .ruff_cache site

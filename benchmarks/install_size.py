@@ -7,6 +7,9 @@ directory (pip reaches its configured index), and prints the size of each venv's
 * ``empty``: a new venv (pip itself), the baseline;
 * ``core``: ``pip install zanzibar-env`` (numpy, PyYAML, gymnasium);
 * ``all``: ``pip install "zanzibar-env[all]"`` (PettingZoo, rich, pillow, torch, SB3, ...);
+* ``ray``: ``pip install "zanzibar-env[ray]"`` (Ray Core and Tune, with the tournament extra);
+* ``rllib-lock``: ``pip install -r requirements-rllib.lock`` and the wheel, the RLlib venv
+  (``make setup-rllib``: RLlib, CPU torch, PettingZoo, gymnasium 1.2.2);
 * ``lock``: ``pip install -r requirements.lock`` and the wheel, what ``make`` installs (with dev tools).
 """
 
@@ -56,8 +59,11 @@ def measure(tmp: Path, wheel: Path, kind: str) -> tuple[float, float]:
         _pip(python, str(wheel))
     elif kind == "all":
         _pip(python, f"{wheel}[all]")
-    elif kind == "lock":
-        _pip(python, "-r", str(ROOT / "requirements.lock"))
+    elif kind == "ray":
+        _pip(python, f"{wheel}[ray]")
+    elif kind in ("lock", "rllib-lock"):
+        lock = "requirements.lock" if kind == "lock" else "requirements-rllib.lock"
+        _pip(python, "-r", str(ROOT / lock))
         _pip(python, "--no-deps", str(wheel))
     seconds = time.perf_counter() - start
     (site,) = venv.glob("lib/python*/site-packages")
@@ -66,15 +72,20 @@ def measure(tmp: Path, wheel: Path, kind: str) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.install_size", description=__doc__.splitlines()[0])
-    p.add_argument("--kinds", nargs="+", default=["empty", "core", "all", "lock"])
+    p.add_argument(
+        "--kinds",
+        nargs="+",
+        default=["empty", "core", "all", "lock", "ray", "rllib-lock"],
+        choices=["empty", "core", "all", "lock", "ray", "rllib-lock"],
+    )
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         wheel = build_wheel(tmp)
-        print(f"{'install':<8}{'site-packages MB':>18}{'install s':>11}")
+        print(f"{'install':<11}{'site-packages MB':>18}{'install s':>11}")
         for kind in args.kinds:
             mb, seconds = measure(tmp, wheel, kind)
-            print(f"{kind:<8}{mb:>18.1f}{seconds:>11.1f}", flush=True)
+            print(f"{kind:<11}{mb:>18.1f}{seconds:>11.1f}", flush=True)
     return 0
 
 

@@ -166,7 +166,12 @@ def test_tournament_outputs_are_checked_first_and_never_stale(tmp_path: Path) ->
     assert main([*base, "--out", str(out)]) == 2 and (out / "results.json").read_bytes() == before
     assert main([*base, "--out", str(out), "--force"]) == 0
     assert not (out / "games.jsonl").exists()  # no stale games beside the new results
-    assert sorted(p.name for p in out.iterdir()) == ["games.csv", "results.json", "tournament.png"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "games.csv",
+        "results.json",
+        "run.json",
+        "tournament.png",
+    ]
 
 
 @SETTINGS

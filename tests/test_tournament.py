@@ -172,3 +172,20 @@ def test_penalty_points_count_against_the_player() -> None:
         assert all(g["place"][s] == 1 for s in g["winners"])
         assert all(g["result"][s] == -p for s, p in enumerate(g["final_stacks"]))  # starting_stack is 0
         assert max(g["result"]) == -best
+
+
+def test_bad_backend_options_fail_before_ray_starts() -> None:
+    with pytest.raises(ValueError, match="backend must be one of"):
+        run_tournament(["random", "greedy"], backend="spark", games=2)
+    with pytest.raises(ValueError, match="for --backend ray"):
+        run_tournament(["random", "greedy"], address="auto", games=2)
+    with pytest.raises(ValueError, match="with --address"):
+        run_tournament(["random", "greedy"], backend="ray", address="auto", jobs=2, games=2)
+
+
+def test_ray_backend_without_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zanzibar_env.extras import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(MissingExtraError, match=r'pip install "zanzibar-env\[ray\]"'):
+        run_tournament(["random", "greedy"], backend="ray", games=2, progress=False)

@@ -235,8 +235,16 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     return cfg
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, guard: SignalGuard | None = None) -> Any:
+def train(
+    cfg: TrainConfig,
+    run_dir: Path,
+    resume: bool = False,
+    guard: SignalGuard | None = None,
+    extra_callbacks: tuple[Any, ...] = (),
+) -> Any:
     """Train (or continue training) in ``run_dir``; returns the model and the eval callback.
+
+    ``extra_callbacks`` (SB3 callbacks) run after the built-in ones (a sweep reports through one).
 
     A resumed model is rebuilt from the config and given the saved weights and optimizer state
     (``set_parameters`` reads only tensors, never pickles) and its step count.
@@ -253,7 +261,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, guard: SignalGu
         model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
     wall = _previous_train_seconds(run_dir) if resume else 0.0
     evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
-    callbacks: list[Any] = [StopOnSignal(guard), evaluator]
+    callbacks: list[Any] = [StopOnSignal(guard), evaluator, *extra_callbacks]
     if opp.pool is not None:
         callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
     if opp.exploiter is not None:

@@ -7,8 +7,9 @@ The deal is played ``players`` times, once per seat rotation: in rotation ``r`` 
 line-up agent ``(s + r) % players``, and every rotation replays the same dice stream (``RandomDice``
 from the deal's seed), so each agent meets the same luck from every seat and luck largely cancels.
 Agents are reseeded from ``(seed, d, line-up position)`` before every game, so a game depends only
-on ``(seed, d, r)`` and ``--jobs N`` gives exactly the results of ``--jobs 1``. ``--games`` is rounded
-up to a whole number of deals.
+on ``(seed, d, r)`` and ``--jobs N`` or ``--backend ray`` (deals as Ray tasks on a cluster,
+:mod:`train.ray_tournament`) give exactly the results of ``--jobs 1``. ``--games`` is rounded up to a
+whole number of deals.
 
 Statistics, per agent: win rate (a game won by k players at once counts 1/k to each), result per
 round (chip rulesets: chips given away minus chips received; lives rulesets: lives change; higher is
@@ -16,8 +17,9 @@ better), each as a ratio over all the agent's seats with a 95% interval that tre
 independent clusters (delta method); mean finishing place; and an openskill Plackett-Luce rating
 updated game by game, in game order, from the finishing places (chips: winners, then fewest chips;
 lives: winners, then most lives, then latest elimination). Output (``--out``): ``games.csv`` (one
-row per game and seat), ``results.json`` (config, summary, every game), ``tournament.png``, and with
-``--save-games`` ``games.jsonl`` (:meth:`GameRecord.save`).
+row per game and seat), ``results.json`` (config, summary, every game: the same whatever the backend),
+``run.json`` (how it ran: backend, jobs, games/s), ``tournament.png``, and with ``--save-games``
+``games.jsonl`` (:meth:`GameRecord.save`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import multiprocessing as mp
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,29 +41,13 @@ import zanzibar_env as zz
 from agents import BaseAgent, make_agent
 from zanzibar_env.core.bots import check_table_size
 from train.tournament_report import check_out_dir, print_table, write_outputs
+from train.tournament_stats import AgentSummary, ratio_ci, summarise
+
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 
-Z95 = 1.959963984540054
-
-
-@dataclass
-class AgentSummary:
-    """One agent's line of the results table (``*_ci`` are 95% half-widths)."""
-
-    name: str
-    games: int
-    win_rate: float
-    win_ci: float
-    per_round: float
-    per_round_ci: float
-    mean_place: float
-    rating_mu: float
-    rating_sigma: float
-
-    @property
-    def rating(self) -> float:
-        """Conservative openskill rating ``mu - 3 sigma``."""
-        return self.rating_mu - 3 * self.rating_sigma
+# the statistics live in train.tournament_stats; they are still importable from here
+__all__ = ["AgentSummary", "Plan", "TournamentResult", "deal_plan", "main", "plan_tournament"]
+__all__ += ["play_tournament", "ratio_ci", "run_tournament", "summarise"]
 
 
 @dataclass
@@ -72,6 +59,7 @@ class TournamentResult:
     games: list[dict[str, Any]]
     games_per_second: float
     records: list[zz.GameRecord] = field(default_factory=list)
+    run: dict[str, Any] = field(default_factory=dict)  # backend, jobs, address: not results
 
 
 # ---- schedule -------------------------------------------------------------------------------------
@@ -164,7 +152,14 @@ def _play_deal(deal: int) -> list[tuple[dict, zz.GameRecord | None]]:
     return out
 
 
-def _run_deals(ctx: _Context, deals: int, jobs: int) -> Iterator[list[tuple[dict, zz.GameRecord | None]]]:
+def _run_deals(
+    ctx: _Context, deals: int, jobs: int, backend: str = "local"
+) -> Iterator[list[tuple[dict, zz.GameRecord | None]]]:
+    if backend == "ray":
+        from train.ray_tournament import run_deals_ray
+
+        yield from run_deals_ray(ctx, deals)
+        return
     if jobs == 1:
         _init_worker(ctx)
         yield from map(_play_deal, range(deals))
@@ -174,75 +169,6 @@ def _run_deals(ctx: _Context, deals: int, jobs: int) -> Iterator[list[tuple[dict
     method = "spawn" if "torch" in sys.modules or "fork" not in mp.get_all_start_methods() else "fork"
     with mp.get_context(method).Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
         yield from pool.imap(_play_deal, range(deals), chunksize=chunk)
-
-
-# ---- statistics -----------------------------------------------------------------------------------
-def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
-    """``sum(num) / sum(den)`` and its 95% half-width, treating entries as independent clusters."""
-    total = float(den.sum())
-    if total == 0:
-        return math.nan, math.nan
-    ratio = float(num.sum()) / total
-    n = len(num)
-    if n < 2:
-        return ratio, math.nan
-    resid = num - ratio * den
-    return ratio, Z95 * math.sqrt(float((resid**2).sum()) * n / (n - 1)) / total
-
-
-def _ratings(games: list[dict], names: list[str]) -> dict[str, tuple[float, float]]:
-    """openskill Plackett-Luce ``(mu, sigma)`` per agent, updated game by game (copies averaged)."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = {n: model.rating(name=n) for n in names}
-    for g in games:
-        teams = [[ratings[a]] for a in g["agents"]]
-        new = model.rate(teams, ranks=list(g["place"]))
-        for a in set(g["agents"]):
-            mine = [t[0] for t, who in zip(new, g["agents"], strict=True) if who == a]
-            ratings[a] = model.rating(
-                mu=float(np.mean([r.mu for r in mine])), sigma=float(np.mean([r.sigma for r in mine])), name=a
-            )
-    return {n: (r.mu, r.sigma) for n, r in ratings.items()}
-
-
-def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
-    """Per-agent summary (sorted by rating, best first) from the game rows."""
-    deals = sorted({g["deal"] for g in games})
-    col = {d: i for i, d in enumerate(deals)}
-    ratings = _ratings(games, names)
-    out = []
-    for name in names:
-        wins, seats, result, rounds = (np.zeros(len(deals)) for _ in range(4))
-        places = []
-        for g in games:
-            for s, a in enumerate(g["agents"]):
-                if a == name:
-                    i = col[g["deal"]]
-                    wins[i] += g["win"][s]
-                    seats[i] += 1
-                    result[i] += g["result"][s]
-                    rounds[i] += g["rounds"]
-                    places.append(g["place"][s])
-        played = seats > 0
-        wr, wci = ratio_ci(wins[played], seats[played])
-        pr, pci = ratio_ci(result[played], rounds[played])
-        mu, sigma = ratings[name]
-        out.append(
-            AgentSummary(
-                name,
-                int(seats.sum()),
-                wr,
-                wci,
-                pr,
-                pci,
-                float(np.mean(places)) if places else math.nan,
-                mu,
-                sigma,
-            )
-        )
-    return sorted(out, key=lambda a: -a.rating)
 
 
 # ---- the tournament -------------------------------------------------------------------------------
@@ -263,10 +189,23 @@ def _check_int(name: str, value: object, lo: int, hi: float = math.inf) -> None:
         raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
 
 
-def _check(players: int, games: int, jobs: int, num_agents: int, max_rounds: int | None) -> None:
+BACKENDS = ("local", "ray")
+
+
+def _check_backend(backend: str, address: str | None, jobs: int | None) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("an address is for --backend ray (the Ray cluster to join)")
+    if address is not None and jobs is not None:
+        raise ValueError("--jobs sets the CPUs of a local Ray; with --address the cluster's CPUs are used")
+
+
+def _check(players: int, games: int, jobs: int | None, num_agents: int, max_rounds: int | None) -> None:
     _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
     _check_int("games", games, 1)
-    _check_int("jobs", jobs, 1)
+    if jobs is not None:
+        _check_int("jobs", jobs, 1)
     if max_rounds is not None:
         _check_int("max_rounds", max_rounds, 1)
     if num_agents < 2:
@@ -279,8 +218,10 @@ class Plan:
 
     ctx: _Context
     deals: int
-    jobs: int
-    config: dict[str, Any]
+    jobs: int | None  # local: processes; ray: CPUs of the local Ray (None: all)
+    config: dict[str, Any]  # what the results depend on (results.json)
+    backend: str = "local"
+    address: str | None = None
 
 
 def plan_tournament(
@@ -290,12 +231,19 @@ def plan_tournament(
     games: int = 1000,
     ruleset: str | zz.Ruleset = "classic",
     seed: int = 0,
-    jobs: int = 1,
+    jobs: int | None = None,
     max_rounds: int | None = None,
     keep_records: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Plan:
-    """Check every option and build every agent (``ValueError`` for a bad name or model path)."""
+    """Check every option and build every agent (``ValueError`` for a bad name or model path).
+
+    ``backend="local"`` plays in ``jobs`` processes (default 1); ``backend="ray"`` plays deals as Ray
+    tasks on the cluster at ``address`` or, without one, on a local Ray with ``jobs`` CPUs (default all).
+    """
     _check(players, games, jobs, len(agents), max_rounds)
+    _check_backend(backend, address, jobs)
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
     for agent in built:  # before any game: an agent that cannot sit at this table is a clear error
@@ -309,11 +257,24 @@ def plan_tournament(
         "deals": deals,
         "ruleset": rules.name,
         "seed": seed,
-        "jobs": jobs,
         "max_rounds": max_rounds,
     }
     ctx = _Context(built, names, rules, players, int(seed), max_rounds, keep_records)
-    return Plan(ctx, deals, min(jobs, deals), config)
+    if backend == "local":
+        jobs = min(jobs or 1, deals)
+    return Plan(ctx, deals, jobs, config, backend, address)
+
+
+@contextmanager
+def _backend_session(plan: Plan) -> Iterator[None]:
+    """The backend, ready to play (for Ray: connected or started, outside the timed part)."""
+    if plan.backend != "ray":
+        yield
+        return
+    from train.ray_tournament import ray_session
+
+    with ray_session(plan.address, plan.jobs):
+        yield
 
 
 def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
@@ -323,16 +284,18 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
     players = plan.ctx.players
     rows: list[dict] = []
     records: list[zz.GameRecord] = []
-    t0 = time.perf_counter()
-    with tqdm(total=plan.deals * players, unit="game", disable=not progress, desc="tournament") as bar:
-        for deal in _run_deals(plan.ctx, plan.deals, plan.jobs):
-            for row, rec in deal:
-                rows.append(row)
-                if rec is not None:
-                    records.append(rec)
-            bar.update(players)
-    speed = len(rows) / max(time.perf_counter() - t0, 1e-9)
-    return TournamentResult(plan.config, summarise(rows, plan.ctx.names), rows, speed, records)
+    with _backend_session(plan):
+        t0 = time.perf_counter()
+        with tqdm(total=plan.deals * players, unit="game", disable=not progress, desc="tournament") as bar:
+            for deal in _run_deals(plan.ctx, plan.deals, plan.jobs or 1, plan.backend):
+                for row, rec in deal:
+                    rows.append(row)
+                    if rec is not None:
+                        records.append(rec)
+                bar.update(players)
+        speed = len(rows) / max(time.perf_counter() - t0, 1e-9)
+    run = {"backend": plan.backend, "jobs": plan.jobs, "address": plan.address, "games_per_second": speed}
+    return TournamentResult(plan.config, summarise(rows, plan.ctx.names), rows, speed, records, run)
 
 
 def run_tournament(
@@ -341,7 +304,7 @@ def run_tournament(
     """Play a duplicate-format tournament (module docstring) and return its results.
 
     ``options`` are those of :func:`plan_tournament` (players, games, ruleset, seed, jobs,
-    max_rounds, keep_records); everything is checked before the first game.
+    max_rounds, keep_records, backend, address); everything is checked before the first game.
     """
     return play_tournament(plan_tournament(agents, **options), progress)
 
@@ -358,7 +321,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
     p.add_argument("--ruleset", default="classic", help="ruleset name from configs/rules/ or a YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed of the line-ups, the dice and the agents")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument(
+        "--jobs", type=int, default=None, help="worker processes, default 1 (with --backend ray: CPUs of a "
+        "local Ray, default all); results do not depend on it",
+    )  # fmt: skip
+    p.add_argument("--backend", choices=BACKENDS, default="local", help="local processes or Ray tasks")
+    p.add_argument("--address", default=None, help="with --backend ray: the Ray cluster to join (ray start)")
     p.add_argument("--max-rounds", type=int, default=None, help="truncate each game after this many rounds")
     p.add_argument("--out", default=None, help="directory for games.csv, results.json, tournament.png")
     p.add_argument("--save-games", action="store_true", help="also write every GameRecord to games.jsonl")
@@ -383,6 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs=args.jobs,
             max_rounds=args.max_rounds,
             keep_records=args.save_games,
+            backend=args.backend,
+            address=args.address,
         )
         if args.out:
             check_out_dir(args.out, args.force)
@@ -394,8 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out:
         write_outputs(result, Path(args.out), args.save_games)
         print(
-            f"wrote games.csv, results.json, tournament.png{', games.jsonl' if args.save_games else ''} "
-            f"to {args.out}"
+            f"wrote games.csv, results.json, run.json, tournament.png"
+            f"{', games.jsonl' if args.save_games else ''} to {args.out}"
         )
     return 0
 

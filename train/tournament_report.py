@@ -30,6 +30,14 @@ def _unit(ruleset_name: str, short: bool = False) -> str:
     return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"
 
 
+def _how(run: dict) -> str:
+    """``with 2 job(s)`` / ``on Ray (local, all CPUs)`` / ``on Ray at ADDRESS``."""
+    if run.get("backend") == "ray":
+        where = run.get("address") or f"local, {run.get('jobs') or 'all'} CPU(s)"
+        return f"on Ray ({where})"
+    return f"with {run.get('jobs') or 1} job(s)"
+
+
 def print_table(result: TournamentResult) -> None:
     """A rich table of the summary, then the speed."""
     from rich.console import Console
@@ -65,7 +73,7 @@ def print_table(result: TournamentResult) -> None:
     console.print(table)
     console.print(
         f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
-        f"{result.games_per_second:.1f} games/s with {c['jobs']} job(s)"
+        f"{result.games_per_second:.1f} games/s {_how(result.run)}"
     )
 
 
@@ -147,7 +155,7 @@ def plot(result: TournamentResult, path: Path) -> None:
 
 
 #: The files a tournament writes to ``--out`` (anything else in the directory is left alone).
-OUTPUT_FILES = ("games.csv", "results.json", "tournament.png", "games.jsonl")
+OUTPUT_FILES = ("games.csv", "results.json", "run.json", "tournament.png", "games.jsonl")
 
 
 def check_out_dir(out: str | Path, force: bool) -> Path:
@@ -179,18 +187,16 @@ def _check_out_dir(p: Path, out: str, force: bool) -> Path:
 
 
 def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> None:
-    """``games.csv``, ``results.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``, each written
-    atomically; a ``games.jsonl`` of an earlier tournament is removed when this one saves no games."""
+    """``games.csv``, ``results.json``, ``run.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``,
+    each written atomically; a ``games.jsonl`` of an earlier tournament is removed when this one saves
+    no games. ``results.json`` holds only what the games decide (the same for every backend and job
+    count); ``run.json`` how they were played (backend, jobs, address, games per second)."""
     out.mkdir(parents=True, exist_ok=True)
     write_csv(result, out / "games.csv")
     summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
-    doc = {
-        "config": result.config,
-        "games_per_second": result.games_per_second,
-        "summary": summary,
-        "games": result.games,
-    }
+    doc = {"config": result.config, "summary": summary, "games": result.games}
     atomic_write_text(out / "results.json", json.dumps(doc, indent=1))
+    atomic_write_text(out / "run.json", json.dumps(result.run, indent=1))
     plot(result, out / "tournament.png")
     if save_games:
         atomic_write_text(out / "games.jsonl", "".join(rec.to_json() + "\n" for rec in result.records))

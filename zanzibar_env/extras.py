@@ -7,6 +7,8 @@ and vector envs, the bots, the solver and exact evaluation. Everything else is a
     pip install "zanzibar-env[ui]"           # terminal play, replay, pictures (rich, pillow)
     pip install "zanzibar-env[train]"        # SB3 training, PPO agents, the SB3 vector adapter
     pip install "zanzibar-env[tournament]"   # tournaments with ratings, tables and charts
+    pip install "zanzibar-env[ray]"          # tournaments and sweeps on a Ray cluster (Ray Core, Tune)
+    pip install "zanzibar-env[rllib]"        # multi-agent training with RLlib (pins its own gymnasium)
     pip install "zanzibar-env[all]"          # all of the above
 
 Every place that imports an optional module does it inside :func:`requires_extra`, so a missing one
@@ -29,6 +31,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "matplotlib", "rich"),
     "tournament": ("openskill", "tqdm", "rich", "matplotlib"),
     "zoo": ("rl_zoo3",),
+    "ray": ("ray",),
+    "rllib": ("ray", "torch"),
     "docs": ("mkdocs", "mkdocstrings"),
 }
 

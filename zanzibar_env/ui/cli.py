@@ -9,7 +9,8 @@
     zanzibar train --set total_timesteps=2e5             # train.ppo
     zanzibar evaluate models/ppo_classic_2p.zip          # train.evaluate
     zanzibar exact-eval --agent greedy                   # train.exact_eval
-    zanzibar tournament --agents random,greedy,optimal   # train.tournament
+    zanzibar tournament --agents random,greedy,optimal   # train.tournament (--backend ray: on Ray)
+    zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # train.sweep (Ray Tune)
     zanzibar solve --players 2 3 4                       # agents.solve
     zanzibar zoo --algo ppo_mask -n 1000000              # train.rl_zoo (rl_zoo3's train)
 
@@ -36,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "evaluate": ("train.evaluate", "train", "evaluate a saved model: exact figures and a tournament"),
     "exact-eval": ("train.exact_eval", None, "exact 2-player values and exploitability of an agent"),
     "tournament": ("train.tournament", "tournament", "play agents against each other, with ratings"),
+    "sweep": ("train.sweep", "ray", "tune train.ppo settings on Ray Tune (ASHA, exact exploitability)"),
     "solve": ("agents.solve", None, "solve rounds exactly and cache the tables of the optimal bot"),
     "zoo": ("train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
 }

@@ -1,0 +1,314 @@
+"""Hyper-parameter sweeps on Ray Tune: ``python -m train.sweep --config configs/sweep_ppo_classic_2p.yaml``.
+
+The sweep YAML names a ``train.ppo`` config (``base``), fixed overrides for every trial (``set``) and the
+search space (``search``: ``key: [loguniform, lo, hi]``, ``[uniform, lo, hi]``, ``[randint, lo, hi]`` or
+``[choice, [a, b, ...]]``), drawn ``num_samples`` times by Tune's random search (seeded by ``seed``).
+Each trial is an ordinary ``train.ppo`` run (:func:`train.ppo.train`): its own run directory
+``<out_dir>/<name>/runs/<env-id>__<name>_<trial>__<seed>__<unix-time>/`` with ``config.yaml``,
+``model.zip``, ``eval.csv``, ... and after every evaluation it reports that ``eval.csv`` row to Tune.
+The metric (default ``exploit_mean``, the exact exploitability averaged over seats; minimised) drives
+ASHA (``ray.tune.schedulers.ASHAScheduler``, time in evaluations), which stops weak trials early.
+
+At the end: ``<out_dir>/<name>/trials.csv`` (one row per trial: settings, evaluations, best and last
+metric, seconds, run directory) and the best trial's resolved config written as a ready ``train.ppo``
+config (``best_config``, default ``configs/<name>_best.yaml``): ``python -m train.ppo --config`` it.
+
+Interrupted (Ctrl-C, a lost node)? Tune saves its experiment state in ``<out_dir>/<name>/tune/`` (after
+Ctrl-C the sweep still writes ``trials.csv`` and the best config so far); ``--resume`` continues it:
+finished trials stay finished, unfinished ones continue from their last evaluation through
+``train.ppo``'s own resume (each report carries a checkpoint naming the run directory, whose
+``model.zip`` is saved at every evaluation); a trial stopped before its first report starts again in a
+new run directory. If trials fail, the sweep exits with 1, writes no best config, and ``--resume``
+runs them again. ``--address`` joins a Ray cluster (the
+run directories must then be on a file system every node sees); without it a local Ray starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from stable_baselines3.common.callbacks import BaseCallback
+
+from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.extras import requires_extra
+
+from .callbacks import read_eval_csv
+from .config import TrainConfig, apply, check_config, load_config
+from .ray_tournament import ray_session
+
+DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
+#: keys a best config takes from the base config rather than from the trial (where and how it runs)
+PRESENTATION = ("runs_dir", "exp_name", "progress_bar", "tensorboard")
+
+
+@dataclass
+class SweepConfig:
+    """Keys of ``configs/sweep_*.yaml``."""
+
+    name: str  #: sweep name: its folder and its trials' exp_name
+    base: str  #: the train.ppo config every trial starts from (configs/ name or a path)
+    search: dict[str, list[Any]]  #: key -> [distribution, args...]
+    set: dict[str, Any] = field(default_factory=dict)  #: fixed overrides for every trial
+    num_samples: int = 8  #: trials
+    metric: str = "exploit_mean"  #: eval.csv column to optimise
+    mode: str = "min"  #: "min" or "max"
+    grace_period: int = 2  #: ASHA: evaluations before a trial can be stopped
+    reduction_factor: int = 3  #: ASHA: keep 1 in this many at each rung
+    cpus_per_trial: int = 1  #: CPUs Ray reserves per trial (torch_threads stays as configured)
+    max_concurrent: int = 0  #: trials at once (0: as many as the CPUs allow)
+    seed: int = 0  #: seed of the search's draws
+    out_dir: str = "runs/sweeps"  #: the sweep goes to <out_dir>/<name>/
+    best_config: str | None = None  #: default configs/<name>_best.yaml
+
+
+def _tune() -> Any:
+    """``ray.tune``, or :class:`~zanzibar_env.extras.MissingExtraError` naming the ``pip install``."""
+    with requires_extra("ray", "sweeps"):
+        from ray import tune
+        from ray.tune.schedulers import ASHAScheduler  # noqa: F401  (loads tune.schedulers)
+        from ray.tune.search.basic_variant import BasicVariantGenerator  # noqa: F401
+    return tune
+
+
+def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> SweepConfig:
+    """The sweep config at ``path`` (with ``overrides``); ``ValueError`` names what is wrong."""
+    values = yaml.safe_load(Path(path).read_text()) or {}
+    values.update(overrides or {})
+    known = {f.name for f in dataclasses.fields(SweepConfig)}
+    if not isinstance(values, dict) or set(values) - known:
+        raise ValueError(f"unknown sweep keys {sorted(set(values) - known)}; known: {sorted(known)}")
+    try:
+        sweep = SweepConfig(**values)
+    except TypeError as e:
+        raise ValueError(f"sweep config {str(path)!r}: {e}") from None
+    if sweep.mode not in ("min", "max"):
+        raise ValueError(f"mode must be min or max, got {sweep.mode!r}")
+    base = base_config(sweep)
+    unknown = sorted(set(sweep.search) - set(base.to_dict()))
+    if unknown:
+        raise ValueError(f"search keys {unknown} are not train.ppo config keys")
+    search_space(sweep.search)  # checks every distribution
+    return sweep
+
+
+def _base_path(sweep: SweepConfig) -> Path:
+    p = Path(sweep.base)
+    return p if p.is_file() else CONFIG_DIR / sweep.base
+
+
+def base_config(sweep: SweepConfig) -> TrainConfig:
+    """The base train.ppo config with the sweep's fixed overrides (checked)."""
+    return check_config(apply(load_config(_base_path(sweep)), dict(sweep.set)))
+
+
+def search_space(search: dict[str, list[Any]]) -> dict[str, Any]:
+    """Tune's search space from the YAML form (``ValueError`` for an unknown distribution)."""
+    tune = _tune()
+    space = {}
+    for key, spec in search.items():
+        if not isinstance(spec, list) or not spec or spec[0] not in DISTRIBUTIONS:
+            raise ValueError(f"search {key!r}: expected [distribution, args...] with one of {DISTRIBUTIONS}")
+        kind, *args = spec
+        if kind == "choice":
+            if len(args) != 1 or not isinstance(args[0], list) or not args[0]:
+                raise ValueError(f"search {key!r}: choice takes one non-empty list")
+            space[key] = tune.choice(args[0])
+        else:
+            if len(args) != 2 or not all(isinstance(a, int | float) for a in args) or args[0] >= args[1]:
+                raise ValueError(f"search {key!r}: {kind} takes two numbers lo < hi")
+            space[key] = getattr(tune, kind)(*args)
+    return space
+
+
+def trial_config(sweep: SweepConfig, params: dict[str, Any], sweep_dir: Path, trial: str) -> TrainConfig:
+    """A trial's train.ppo config: base, fixed overrides, the drawn values, its runs_dir and exp_name."""
+    values = {**params, "runs_dir": str(sweep_dir / "runs"), "exp_name": f"{sweep.name}_{trial}"}
+    return check_config(apply(base_config(sweep), values))
+
+
+class TuneReport(BaseCallback):
+    """Reports every new ``eval.csv`` row of a run to Tune, with a checkpoint naming the run directory."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(0)
+        self.run_dir = run_dir
+        self.reported = len(self._rows())
+
+    def _rows(self) -> list[dict[str, float]]:
+        path = self.run_dir / "eval.csv"
+        return read_eval_csv(path) if path.is_file() else []
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.flush()
+
+    def _on_training_end(self) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        tune = _tune()
+        rows = self._rows()
+        for i in range(self.reported, len(rows)):
+            with tempfile.TemporaryDirectory() as d:
+                (Path(d) / "trial.json").write_text(json.dumps({"run_dir": str(self.run_dir)}))
+                metrics = {**rows[i], "evaluation": i + 1, "run_dir": str(self.run_dir)}
+                tune.report(metrics, checkpoint=tune.Checkpoint.from_directory(d))
+        self.reported = len(rows)
+
+
+def run_trial(params: dict[str, Any], sweep: SweepConfig, sweep_dir: Path) -> None:
+    """One trial (in a Ray worker): a new train.ppo run, or the trial's run resumed from its checkpoint."""
+    from .ppo import new_run, resume_config, train
+
+    tune = _tune()
+    checkpoint = tune.get_checkpoint()
+    if checkpoint is not None:
+        with checkpoint.as_directory() as d:
+            run_dir = Path(json.loads((Path(d) / "trial.json").read_text())["run_dir"])
+        cfg, resume = resume_config(run_dir, []), True
+    else:
+        trial = tune.get_context().get_trial_id()
+        cfg, resume = trial_config(sweep, params, sweep_dir, trial), False
+        run_dir = new_run(cfg, ["--config", str(_base_path(sweep))])
+    train(cfg, run_dir, resume=resume, extra_callbacks=(TuneReport(run_dir),))
+
+
+def _tuner(sweep: SweepConfig, sweep_dir: Path, resume: bool) -> Any:
+    tune = _tune()
+    trainable = tune.with_resources(
+        tune.with_parameters(run_trial, sweep=sweep, sweep_dir=sweep_dir), {"cpu": sweep.cpus_per_trial}
+    )
+    if resume:
+        return tune.Tuner.restore(
+            str(sweep_dir / "tune"), trainable, resume_unfinished=True, resume_errored=True
+        )
+    base = base_config(sweep)
+    evaluations = 1 + max(1, int(base.total_timesteps // base.eval_freq))  # one at step 0
+    scheduler = tune.schedulers.ASHAScheduler(
+        time_attr="evaluation",
+        max_t=evaluations,
+        grace_period=min(sweep.grace_period, evaluations),
+        reduction_factor=sweep.reduction_factor,
+    )
+    searcher = tune.search.BasicVariantGenerator(random_state=sweep.seed, max_concurrent=sweep.max_concurrent)
+    return tune.Tuner(
+        trainable,
+        param_space=search_space(sweep.search),
+        tune_config=tune.TuneConfig(
+            metric=sweep.metric,
+            mode=sweep.mode,
+            num_samples=sweep.num_samples,
+            scheduler=scheduler,
+            search_alg=searcher,
+        ),
+        run_config=tune.RunConfig(
+            name="tune",
+            storage_path=str(sweep_dir),
+            checkpoint_config=tune.CheckpointConfig(num_to_keep=1),
+            verbose=1,
+        ),
+    )
+
+
+def summarise(sweep: SweepConfig, grid: Any, sweep_dir: Path) -> dict[str, Any]:
+    """Write ``trials.csv``; returns the best trial's row (best metric over its evaluations)."""
+    rows = []
+    for result in grid:
+        df = result.metrics_dataframe
+        if df is None or sweep.metric not in df or df.empty:
+            continue
+        series = df[sweep.metric]
+        best = series.min() if sweep.mode == "min" else series.max()
+        params = {k: result.config.get(k) for k in sweep.search}
+        rows.append(
+            {
+                **params,
+                "evaluations": len(df),
+                f"best_{sweep.metric}": float(best),
+                f"last_{sweep.metric}": float(series.iloc[-1]),
+                "time_total_s": float(df["time_total_s"].iloc[-1]),
+                "run_dir": str(df["run_dir"].iloc[-1]),
+            }
+        )
+    if not rows:
+        raise RuntimeError(f"no trial reported {sweep.metric!r}: see {sweep_dir / 'tune'}")
+    with (sweep_dir / "trials.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    key = f"best_{sweep.metric}"
+    return (min if sweep.mode == "min" else max)(rows, key=lambda r: r[key])
+
+
+def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: str) -> None:
+    """The best trial's resolved config as a ready train.ppo config file, with where it came from."""
+    cfg = yaml.safe_load((Path(best["run_dir"]) / "config.yaml").read_text())
+    base = base_config(sweep).to_dict()
+    cfg.update({k: base[k] for k in PRESENTATION})
+    cfg["exp_name"] = f"{sweep.name}_best"
+    value = best[f"best_{sweep.metric}"]
+    head = (
+        f"# Best trial of the sweep {sweep.name!r} ({command}):\n"
+        f"# {sweep.metric} = {value:.6g} ({sweep.mode}imised over {best['evaluations']} evaluations),\n"
+        f"# run {best['run_dir']}\n"
+        f"# Searched: {', '.join(f'{k} = {best[k]!r}' for k in sweep.search)}\n"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, head + yaml.safe_dump(cfg, sort_keys=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
+    p.add_argument("--config", required=True, help="sweep YAML (configs/sweep_*.yaml)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
+    p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
+    p.add_argument("--cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
+    p.add_argument("--out-dir", default=None, help="override the sweep's out_dir")
+    p.add_argument("--best-config", default=None, help="override where the best config is written")
+    args = p.parse_args(argv)
+    overrides = {k: v for k, v in (("out_dir", args.out_dir), ("best_config", args.best_config)) if v}
+    try:
+        sweep = load_sweep(args.config, overrides)
+        sweep_dir = (Path(sweep.out_dir) / sweep.name).resolve()
+        started = (sweep_dir / "tune").exists()
+        if started and not args.resume:
+            raise ValueError(f"{sweep_dir} holds a sweep already: --resume it, or choose another out_dir")
+        if args.resume and not started:
+            raise ValueError(f"--resume: no sweep to resume in {sweep_dir}")
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    with ray_session(args.address, args.cpus):
+        grid = _tuner(sweep, sweep_dir, args.resume).fit()
+    best = summarise(sweep, grid, sweep_dir)
+    if grid.num_terminated < sweep.num_samples:  # errored trials (Tune marks Ctrl-C'd ones terminated)
+        print(
+            f"{sweep.num_samples - grid.num_terminated} of {sweep.num_samples} trials did not finish "
+            f"({grid.num_errors} errors); no best config written. Run them again with: "
+            f"python -m train.sweep --config {args.config} --resume",
+            file=sys.stderr,
+        )
+        return 1
+    path = Path(sweep.best_config or CONFIG_DIR / f"{sweep.name}_best.yaml")
+    write_best(sweep, best, path, f"python -m train.sweep --config {args.config}")
+    print(f"trials: {sweep_dir / 'trials.csv'}")
+    print(f"best {sweep.metric}: {best[f'best_{sweep.metric}']:.6g} ({best['run_dir']})")
+    print(f"best config: {path} (python -m train.ppo --config {path})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
