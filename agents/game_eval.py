@@ -30,7 +30,15 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .game_round import GameSpec, Pairs
-from .game_solver import GameSystem, check_stacks, iterate, make_system, solved_game
+from .game_solver import (
+    GameSystem,
+    OptimalGameAgent,
+    SolvedGame,
+    check_stacks,
+    iterate,
+    make_system,
+    solved_game,
+)
 from .registry import make_agent
 from .solver_turn import NUM_MULTISETS
 
@@ -167,3 +175,39 @@ def game_exploitability(
     s0 = _seat0_value(system, _evaluate(system, [tables, tables]), st, 0)
     out["vs_self_seat0"], out["vs_self_seat1"] = s0, 1.0 - s0
     return out
+
+
+class GameBestResponse(OptimalGameAgent):
+    """The exact best response in the 2-player game to a fixed agent, acting by look-up in either seat.
+
+    Against a fixed agent that is a function of its observation, the best response's action at a state
+    does not depend on which seat it sits in, so one table per role (rolling first / second) covers
+    every stack state of the solve. ``value_first``/``value_second``: its win probability from the
+    starting stacks rolling first / second in the first round.
+    """
+
+    name = "game_best_response"
+
+    def __init__(self, solved: SolvedGame, value_first: float, value_second: float) -> None:
+        super().__init__(use_disk=False)
+        self.solved, self.value_first, self.value_second = solved, value_first, value_second
+
+    def tables(self, ruleset: Ruleset, first: int, second: int) -> SolvedGame:
+        """The fixed tables (``ValueError`` for stacks outside the solve)."""
+        self.solved.pairs.row(first, second)
+        return self.solved
+
+
+def game_best_response(
+    agent: Any, ruleset: str | Ruleset = "classic", stacks: Any = (20, 20)
+) -> GameBestResponse:
+    """The exact best response to ``agent`` in the 2-player game from ``stacks`` (every state reachable
+    from them), found by strategy iteration against the agent's fixed tables."""
+    _, st, system = _setup(ruleset, stacks)
+    a_table, b_table = agent_tables(make_agent(agent), system)
+    # class f = seat f rolls first; the agent sits in seat 0: it is A in class 0 and B in class 1
+    u, sols = iterate(system, [a_table, None], [None, b_table])
+    solved = SolvedGame(system.spec, system.pairs, u[: len(system.pairs)], sols[1].policy_a, sols[0].policy_b)
+    second = 1.0 - _seat0_value(system, u, st, 0)  # the responder in seat 1, the agent rolling first
+    first = 1.0 - _seat0_value(system, u, st, 1)
+    return GameBestResponse(solved, first, second)

@@ -44,6 +44,8 @@ from .solver_turn import legal_mask, transitions
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 GAME_SOLVER_VERSION = 1
 TOL = 1e-12
+#: Residual below which a period-2 cycle of policies also ends strategy iteration (see :func:`iterate`).
+CYCLE_TOL = 1e-9
 MAX_ITERATIONS = 200
 #: Largest number of stack states solved (memory grows about 0.8 MB per state in classic).
 MAX_STATES = 1000
@@ -113,18 +115,26 @@ def iterate(
     u0: np.ndarray | None = None,
 ) -> tuple[np.ndarray, list[RoundSolution]]:
     """Strategy iteration to the fixed point; per class ``f``, ``fixed_a[f]``/``fixed_b[f]`` are fixed
-    policies of the first/second roller (``None``: that player optimises). Returns values and policies."""
+    policies of the first/second roller (``None``: that player optimises). Returns values and policies.
+
+    Against some fixed policies (long games, so a less accurate linear solve) the greedy policy can flip
+    between two policies whose values differ by rounding only, at actions within ``TIE_EPS`` of a tie;
+    such a period-2 cycle with a Bellman residual below :data:`CYCLE_TOL` ends the iteration with the
+    evaluated policy (its values are a fixed point to within that residual)."""
     u = initial_values(system) if u0 is None else u0
     prev: list[RoundSolution] | None = None
+    before: list[RoundSolution] | None = None
     for _ in range(MAX_ITERATIONS):
         sols = [
             solve_rounds(system.spec, system.end_values(u, f), fixed_a[f], fixed_b[f])
             for f in range(system.classes)
         ]
-        greedy = np.concatenate([sol.value for sol in sols])
-        if prev is not None and _same_policies(prev, sols) and np.abs(greedy - u).max() <= TOL:
+        residual = np.abs(np.concatenate([sol.value for sol in sols]) - u).max()
+        if prev is not None and _same_policies(prev, sols) and residual <= TOL:
             return u, sols
-        u, prev = system.evaluate(sols), sols
+        if prev is not None and before is not None and _same_policies(before, sols) and residual <= CYCLE_TOL:
+            return u, prev  # u holds the values of prev's policies
+        u, before, prev = system.evaluate(sols), prev, sols
     raise RuntimeError(f"strategy iteration did not converge in {MAX_ITERATIONS} iterations")
 
 

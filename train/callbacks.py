@@ -26,7 +26,8 @@ class EvalCallback(BaseCallback):
     Each evaluation appends a row to ``eval.csv`` (timesteps, training wall time in seconds, then the
     figures of :func:`train.evaluate.evaluate_model`), logs them to TensorBoard under ``eval/``, saves
     ``model.zip`` (a resumable checkpoint) and, when the score improves, ``best_model.zip``. The score
-    is minus the mean exploitability when exact figures exist, else the mean return over the bots.
+    is minus the mean exploitability when exact figures exist (the game's, with ``eval_game_exact``),
+    else the mean return over the bots.
     Bot-match seeds depend only on ``cfg.seed`` and the evaluation index, so the curve is reproducible.
     """
 
@@ -77,6 +78,8 @@ class EvalCallback(BaseCallback):
         return self.wall_offset + time.perf_counter() - self._t0 - self._eval_seconds
 
     def _score(self, row: dict[str, float]) -> float:
+        if "game_exploit_mean" in row:
+            return -row["game_exploit_mean"]
         if "exploit_mean" in row:
             return -row["exploit_mean"]
         means = [v for k, v in row.items() if k.endswith("_mean")]

@@ -107,6 +107,19 @@ class TrainConfig:
     exploiter_freq: int = _f(
         50_000, "env steps between recomputations of the exploiter's best responses", lo=1, hi=_BIG
     )
+    # --- imitation before PPO (train/game_learn.py)
+    pretrain: str | None = _f(
+        None,
+        "imitate this bot before PPO (2 players: every decision of the game; more: sampled games)",
+        kind="str",
+        optional=True,
+    )
+    pretrain_epochs: int = _f(
+        20, "passes of supervised imitation over the teacher's decisions", lo=1, hi=10**4
+    )
+    pretrain_games: int = _f(
+        1000, "teacher self-play games sampled for the value head (and >2 players' states)", lo=1, hi=10**7
+    )
     # --- PPO
     algo: str = _f(
         "maskable_ppo",
@@ -155,6 +168,9 @@ class TrainConfig:
         metadata=_meta("baseline bots evaluated against (registered names or 'ppo:PATH')", kind="agent_list"),
     )
     eval_exact: bool = _f(True, "exact exploitability per seat at each evaluation (2-player only)")
+    eval_game_exact: bool = _f(
+        False, "exact game exploitability (win probability) at each evaluation (2-player Zanzibar-v1)"
+    )
     # --- bookkeeping
     exp_name: str = _f(
         "ppo_classic_2p", "experiment name used in the run directory (letters, digits, ._-)", kind="name"
@@ -280,6 +296,7 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
         raise _bad("eval_bots", cfg.eval_bots, "distinct names")
     if cfg.exploiter_frac > 0 and cfg.num_players != 2:
         raise _bad("exploiter_frac", cfg.exploiter_frac, "0 unless num_players is 2 (exact best responses)")
+    _check_game_keys(cfg)
     try:
         load_ruleset(cfg.ruleset)
     except ValueError as e:
@@ -287,6 +304,23 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     if cfg.batch_size > cfg.n_steps * cfg.num_envs:
         raise _bad("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}")
     return cfg
+
+
+def _check_game_keys(cfg: TrainConfig) -> None:
+    """The keys of game learning (:mod:`train.game_learn`): exact game figures need a 2-player game."""
+    if cfg.eval_game_exact and (cfg.num_players != 2 or cfg.env_id != "Zanzibar-v1"):
+        raise _bad("eval_game_exact", True, "false unless env_id is Zanzibar-v1 with num_players 2")
+    if cfg.pretrain is not None:
+        from agents.registry import make_agent
+        from zanzibar_env.core.bots import check_table_size
+
+        _check_agents("pretrain", [cfg.pretrain])
+        try:
+            check_table_size(make_agent(cfg.pretrain), cfg.num_players)
+        except ValueError as e:
+            raise _bad(
+                "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"
+            ) from None
 
 
 def _check_agents(key: str, names: list[str]) -> None:

@@ -89,13 +89,18 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
 def evaluate_model(
     model: Any, cfg: TrainConfig, games: int, seed: int, exact: bool = True
 ) -> dict[str, float]:
-    """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``) and exact figures if 2-player."""
+    """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``), exact round figures if 2-player
+    (``exact``) and exact game figures (``game_*``) if ``cfg.eval_game_exact``."""
     row: dict[str, float] = {}
     for k, bot in enumerate(cfg.eval_bots):
         mean, half = bot_match(model, cfg, bot, games, seed + 1000 * k)
         row[f"{bot}_mean"], row[f"{bot}_ci95"] = mean, half
     if exact and cfg.num_players == 2:
         row.update(exact_figures(ModelAgent(model), cfg.ruleset))
+    if cfg.eval_game_exact:
+        from .game_learn import game_figures
+
+        row.update(game_figures(ModelAgent(model), cfg.ruleset))
     return row
 
 
@@ -176,7 +181,8 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
     run_dir = model_path.parent
     run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
     rows = _eval_rows(run_dir / "eval.csv")
-    same = [r for r in rows if r.get("exploit_mean") == result.get("exploit_mean")]
+    key = "game_exploit_mean" if "game_exploit_mean" in result else "exploit_mean"
+    same = [r for r in rows if r.get(key) == result.get(key)]
     steps = same[0] if same else rows[-1] if rows else {}
     atomic_copy(model_path, out)
     meta = {
@@ -197,6 +203,9 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
         "units": "chips per round (exact, 2-player classic round)",
         "config": cfg.to_dict(),
     }
+    if "game_exploit_mean" in result:  # full-game models (train.game_learn): win probability from 20-20
+        meta["game_exploitability"] = {k: result[f"game_exploit_{k}"] for k in ("first", "second", "mean")}
+        meta["game_units"] = "win probability a best response gains (exact, 2-player game, starting stacks)"
     atomic_write_text(out.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
 
 

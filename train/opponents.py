@@ -111,6 +111,15 @@ def _take(batch: ViewBatch, rows: np.ndarray) -> ViewBatch:
     return ViewBatch(ruleset=batch.ruleset, **fields)
 
 
+def _exploiter(cfg: TrainConfig) -> Any:
+    """A round exploiter, or in full games (``Zanzibar-v1``) the game one (:mod:`train.game_learn`)."""
+    if cfg.env_id == "Zanzibar-v1":
+        from .game_learn import GameExploiterAgent
+
+        return GameExploiterAgent()
+    return ExploiterAgent()
+
+
 @dataclass
 class Opponents:
     """What :func:`train.sb3_vec.make_sb3_env` and the callbacks need to set up a run's opponents."""
@@ -118,7 +127,7 @@ class Opponents:
     opponents: Any = None  # one spec for every other seat, or one per seat (no groups)
     groups: list[Any] | None = None  # one opponents spec per env group, or None
     pool: SelfPlayPool | None = None
-    exploiter: ExploiterAgent | None = None
+    exploiter: Any = None  # an ExploiterAgent, or a game_learn.GameExploiterAgent in full games
 
 
 def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
@@ -129,6 +138,7 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
     per name. With self-play, the envs are split into ``min(8, num_envs)`` groups of a
     :class:`SelfPlayPool` (loaded with the run's existing ``pool/`` checkpoints when resuming). With
     ``exploiter_frac > 0`` (2 players), that fraction of 8 groups plays an :class:`ExploiterAgent`
+    (in ``Zanzibar-v1``: :class:`train.game_learn.GameExploiterAgent`, the best response in the game)
     and the rest play the opponents above (drawn in turn from the list).
     """
     names = list(cfg.opponents)
@@ -147,6 +157,6 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
     if cfg.exploiter_frac > 0:
         k = min(7, max(1, round(8 * cfg.exploiter_frac)))
         base = out.groups if out.groups is not None else [out.opponents]
-        out.exploiter = ExploiterAgent()
+        out.exploiter = _exploiter(cfg)
         out.groups = [base[g % len(base)] for g in range(8 - k)] + [out.exploiter] * k
     return out

@@ -2,7 +2,8 @@
 
 Top panel (2-player runs): exact exploitability per seat and mean, in chips per round on a log axis
 (values below 1e-4, e.g. an exact 0, are drawn at 1e-4), against training wall time (seconds,
-evaluation excluded), with the env steps on a second axis. Bottom panel:
+evaluation excluded), with the env steps on a second axis; in full-game runs with ``eval_game_exact``
+the game exploitability (``game_exploit_*``, win probability) instead. Bottom panel:
 mean return per episode against each baseline bot, with 95% confidence bands, against env steps.
 """
 
@@ -40,25 +41,28 @@ def plot_eval_csv(csv_path: str | Path, png_path: str | Path, title: str = "") -
     cols = read_eval_csv(csv_path) if Path(csv_path).is_file() else {}
     if not cols:
         return None
-    bots = [k[: -len("_mean")] for k in cols if k.endswith("_mean") and not k.startswith("exploit")]
-    exact = "exploit_mean" in cols
+    bots = [k[: -len("_mean")] for k in cols if k.endswith("_mean") and "exploit" not in k]
+    prefix = "game_exploit" if "game_exploit_mean" in cols else "exploit"
+    exact = prefix + "_mean" in cols
     fig, axes = plt.subplots(2 if exact else 1, 1, figsize=(8, 8 if exact else 4.5), squeeze=False)
     steps = cols["timesteps"]
     if exact:
         ax = axes[0][0]
         secs = cols["train_seconds"]
         for key, label in (
-            ("exploit_first", "seat 0 (rolls first)"),
-            ("exploit_second", "seat 1 (rolls second)"),
-            ("exploit_mean", "mean over seats"),
+            ("_first", "seat 0 (rolls first)"),
+            ("_second", "seat 1 (rolls second)"),
+            ("_mean", "mean over seats"),
         ):
-            values = [max(v, FLOOR) for v in cols[key]]  # exact zeros drawn at the floor of the log axis
-            ax.plot(secs, values, marker="o", ms=3, label=label, lw=2 if key == "exploit_mean" else 1)
-        ax.axhline(0.01, color="grey", ls="--", lw=1, label="target 0.01")
+            values = [max(v, FLOOR) for v in cols[prefix + key]]  # exact zeros drawn at the axis floor
+            ax.plot(secs, values, marker="o", ms=3, label=label, lw=2 if key == "_mean" else 1)
+        if prefix == "exploit":
+            ax.axhline(0.01, color="grey", ls="--", lw=1, label="target 0.01")
         ax.set_yscale("log")
         ax.set_ylim(bottom=FLOOR)
         ax.set_xlabel("training wall time (s, evaluation excluded)")
-        ax.set_ylabel("exploitability (chips / round)")
+        unit = "win probability" if prefix == "game_exploit" else "chips / round"
+        ax.set_ylabel(f"exploitability ({unit})")
         ax.set_title("exact best-response gain against the learner")
         ax.legend(fontsize=8)
         if len(secs) > 1 and all(b > a for a, b in pairwise(secs)):

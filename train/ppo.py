@@ -13,6 +13,7 @@ ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batch
 - ``eval.csv``         one row per evaluation: steps, training seconds, bot matches, exact figures
 - ``learning_curve.png``  the evaluation curve, drawn at the end
 - ``pool/``            self-play checkpoints (self-play configs only)
+- ``pretrain.json``    the imitation figures (configs with ``pretrain: BOT``; :mod:`train.game_learn`)
 
 Faults: Ctrl-C (SIGINT) or SIGTERM stops training at the next step, saves ``model.zip`` and exits
 with 130 / 143 and a one-line message; ``--resume RUN_DIR`` continues it. ``--resume`` takes
@@ -70,6 +71,7 @@ RESUME_FIXED = (
     "activation",
     "eval_bots",
     "eval_exact",
+    "eval_game_exact",
     "exp_name",
     "runs_dir",
 )
@@ -259,6 +261,14 @@ def train(
 
         model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
         model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
+    elif cfg.pretrain is not None:
+        from .game_learn import pretrain
+
+        figures = pretrain(model, cfg)
+        atomic_write_text(
+            run_dir / "pretrain.json", json.dumps({"teacher": cfg.pretrain, **figures}, indent=2)
+        )
+        print(f"imitated {cfg.pretrain}: accuracy {figures['accuracy']:.4f} in {figures['seconds']} s")
     wall = _previous_train_seconds(run_dir) if resume else 0.0
     evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
     callbacks: list[Any] = [StopOnSignal(guard), evaluator, *extra_callbacks]
@@ -298,7 +308,7 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
         f"(evaluation time excluded)"
     )
     for key, value in last.items():
-        if key.endswith("_mean") and not key.startswith("exploit"):
+        if key.endswith("_mean") and "exploit" not in key:
             bot = key[: -len("_mean")]
             print(f"  vs {bot:<10} mean return {value:+.4f} ± {last.get(bot + '_ci95', float('nan')):.4f}")
     if "exploit_mean" in last:
@@ -306,6 +316,11 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
         print(f"  seat 0 (rolls first):  {last['exploit_first']:.5f}")
         print(f"  seat 1 (rolls second): {last['exploit_second']:.5f}")
         print(f"  mean over seats:       {last['exploit_mean']:.5f}")
+    if "game_exploit_mean" in last:
+        print("exact game exploitability (win probability a best response gains):")
+        print(f"  seat 0 (rolls first):  {last['game_exploit_first']:.6f}")
+        print(f"  seat 1 (rolls second): {last['game_exploit_second']:.6f}")
+        print(f"  mean over seats:       {last['game_exploit_mean']:.6f}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,205 @@
+"""Learning the full game (``Zanzibar-v1``): exact game figures for the training curve, a game exploiter,
+and imitation of a bot before PPO.
+
+- :func:`game_figures`: the exact game exploitability of a policy (2 players, from the ruleset's
+  starting stacks; :func:`agents.exact.game_exploitability`), the columns ``game_*`` that
+  :class:`train.callbacks.EvalCallback` writes to ``eval.csv`` when the config has ``eval_game_exact``.
+- :class:`GameExploiterAgent`: the exact best response *in the game* to the learner's current greedy
+  policy (:func:`agents.game_eval.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
+- :func:`pretrain`: supervised imitation of the config's ``pretrain`` bot before PPO. The policy head is
+  fitted to the bot's actions (cross-entropy) on every decision of the 2-player game from the starting
+  stacks (each stack state, each roll, dice and earlier hand: enumerated exactly), or at larger tables on
+  the decisions of ``pretrain_games`` games of the bot against itself; the value head is fitted to the
+  result of those games (the ``win`` reward: +1/k for the k winners, -1 for the others).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import BaseAgent
+from agents.exact import game_exploitability
+from agents.game_eval import decision_batch, decision_rows, game_best_response
+from agents.game_round import GameSpec, Pairs
+from agents.ppo_agent import ModelAgent
+from agents.registry import make_agent
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.game import play_game
+from zanzibar_env.core.kernel import legal_mask
+from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
+from zanzibar_env.core.rules import Ruleset, load_ruleset
+
+from .config import TrainConfig
+
+BATCH = 1024  # minibatch of the imitation steps
+LEARNING_RATE = 1e-3  # Adam step size of the imitation (PPO keeps its own optimizer)
+
+
+def start_stacks(ruleset: Ruleset) -> tuple[int, int]:
+    """The 2-player starting stacks of ``ruleset``."""
+    return ruleset.starting_stack, ruleset.starting_stack
+
+
+def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
+    """Exact 2-player game figures of ``agent`` from the starting stacks (win probabilities).
+
+    ``game_exploit_first``/``game_exploit_second``: what a best response gains over the game value
+    against the agent rolling first / second in the first round; ``game_exploit_mean``: their mean;
+    ``game_win_first_vs_optimal_game``/``..._second_...``: the agent's win probability against
+    ``optimal_game`` in that seat.
+    """
+    rules = load_ruleset(ruleset)
+    ex = game_exploitability(agent, rules, start_stacks(rules))
+    return {
+        "game_exploit_first": float(ex["seat0"]),
+        "game_exploit_second": float(ex["seat1"]),
+        "game_exploit_mean": float(ex["average"]),
+        "game_win_first_vs_optimal_game": float(ex["vs_optimal_game_seat0"]),
+        "game_win_second_vs_optimal_game": float(ex["vs_optimal_game_seat1"]),
+    }
+
+
+class GameExploiterAgent(BaseAgent):
+    """The exact game best response to the learner's greedy policy, in either seat (2-player games).
+
+    Plays ``optimal_game`` until the first :meth:`update`; each update recomputes the best response from
+    a live model (a few seconds at 20-20 chips).
+    """
+
+    name = "game_exploiter"
+    table_sizes = (2,)
+
+    def __init__(self) -> None:
+        self.current: BaseAgent = make_agent("optimal_game")
+
+    def update(self, model: Any, ruleset: str) -> None:
+        rules = load_ruleset(ruleset)
+        self.current = game_best_response(ModelAgent(model), rules, start_stacks(rules))
+
+    def act(self, view: View) -> int:
+        return int(self.current.act(view))
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        return self.current.act_batch(batch)
+
+
+# ---- imitation ------------------------------------------------------------------------------------
+@dataclass
+class ImitationData:
+    """Observations with the teacher's actions (policy rows) and with game results (value rows)."""
+
+    obs: np.ndarray  # float32[N, 33]
+    actions: np.ndarray  # int64[N]
+    value_obs: np.ndarray  # float32[M, 33]
+    value_target: np.ndarray  # float32[M]
+
+
+def exact_decisions(teacher: BaseAgent, rules: Ruleset) -> tuple[np.ndarray, np.ndarray]:
+    """Every decision of the 2-player game from the starting stacks, and the teacher's action there."""
+    spec = GameSpec.of(rules)
+    pairs = Pairs.reachable(spec, start_stacks(rules))
+    batch = decision_batch(spec, pairs, decision_rows(spec, pairs))
+    return encode_batch(batch).astype(np.float32), np.asarray(teacher.act_batch(batch), np.int64)
+
+
+class _Recorder:
+    """A policy for :func:`play_game` that plays the teacher and records each decision."""
+
+    def __init__(self, teacher: BaseAgent) -> None:
+        self.teacher = teacher
+        self.seen: list[tuple[int, np.ndarray, int]] = []  # (seat, observation, action)
+
+    def __call__(self, view: View) -> int:
+        action = int(self.teacher.act(view))
+        self.seen.append((view.seat, encode(view), action))
+        return action
+
+
+def sampled_games(
+    teacher: BaseAgent, rules: Ruleset, players: int, games: int, seed: int, max_rounds: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The decisions of ``games`` games of the teacher in every seat: observations, actions and the
+    deciding seat's ``win`` result (games cut off by ``max_rounds`` are left out)."""
+    obs: list[np.ndarray] = []
+    acts: list[int] = []
+    result: list[float] = []
+    for g in range(games):
+        rec = _Recorder(teacher)
+        game = play_game(rules, rec, num_players=players, seed=seed + g, max_rounds=max_rounds)
+        if game.truncated or not game.winners:
+            continue
+        share = 1.0 / len(game.winners)
+        for seat, o, a in rec.seen:
+            obs.append(o)
+            acts.append(a)
+            result.append(share if seat in game.winners else -1.0)
+    if not obs:
+        raise ValueError(f"none of the {games} imitation games ended within max_rounds={max_rounds}")
+    return np.asarray(obs, np.float32), np.asarray(acts, np.int64), np.asarray(result, np.float32)
+
+
+def imitation_data(cfg: TrainConfig) -> ImitationData:
+    """The imitation set of ``cfg`` (its ``pretrain`` teacher, table size and ``pretrain_games``)."""
+    rules = load_ruleset(cfg.ruleset)
+    teacher = make_agent(str(cfg.pretrain), seed=cfg.seed)
+    seed = cfg.seed * 1_000_003 + 7
+    obs, acts, target = sampled_games(
+        teacher, rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds
+    )
+    if cfg.num_players == 2:
+        exact_obs, exact_acts = exact_decisions(teacher, rules)
+        return ImitationData(exact_obs, exact_acts, obs, target)
+    return ImitationData(obs, acts, obs, target)
+
+
+def pretrain(model: Any, cfg: TrainConfig) -> dict[str, float]:
+    """Fit ``model``'s policy to the teacher's actions and its value to the game results (module doc);
+    returns the imitation figures (rows, epochs, final accuracy on the policy rows, seconds)."""
+    t0 = time.perf_counter()
+    data = imitation_data(cfg)
+    policy = model.policy
+    legal = torch.as_tensor(np.array(legal_mask(load_ruleset(cfg.ruleset).holds_allowed), bool))
+    x, y = torch.as_tensor(data.obs), torch.as_tensor(data.actions)
+    vx, vy = torch.as_tensor(data.value_obs), torch.as_tensor(data.value_target)
+    opt = torch.optim.Adam(policy.parameters(), lr=LEARNING_RATE)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    policy.set_training_mode(True)
+    for _ in range(cfg.pretrain_epochs):
+        perm = torch.randperm(len(y), generator=gen)
+        for i in range(0, len(y), BATCH):
+            rows = perm[i : i + BATCH]
+            vrows = torch.randint(len(vy), (len(rows),), generator=gen)
+            logits = _logits(policy, x[rows]).masked_fill(~legal, -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, y[rows])
+            loss = loss + 0.5 * torch.nn.functional.mse_loss(
+                policy.predict_values(vx[vrows]).flatten(), vy[vrows]
+            )
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        pred = torch.cat(
+            [
+                _logits(policy, x[i : i + 8192]).masked_fill(~legal, -1e9).argmax(1)
+                for i in range(0, len(y), 8192)
+            ]
+        )
+    return {
+        "policy_rows": float(len(y)),
+        "value_rows": float(len(vy)),
+        "epochs": float(cfg.pretrain_epochs),
+        "accuracy": float((pred == y).float().mean()),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def _logits(policy: Any, obs: torch.Tensor) -> torch.Tensor:
+    """The action logits of an SB3 actor-critic policy (before masking)."""
+    return policy.get_distribution(obs).distribution.logits
