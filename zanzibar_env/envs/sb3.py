@@ -169,13 +169,15 @@ def make_sb3_env(
     max_rounds: int | None = None,
     seed: int | None = None,
     groups: list[Any] | None = None,
+    skip_no_decision: bool = False,
 ) -> SB3VecEnv:
     """The batched Zanzibar vector env for ``env_id`` (one round or one game per episode), for SB3.
 
     ``opponents`` goes to :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv` (one spec for every other
     seat, or one per seat). With ``groups`` (a list of opponents specs) the ``num_envs`` envs are split
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
-    spec object share one vector env (fewer, larger batches).
+    spec object share one vector env (fewer, larger batches). ``skip_no_decision`` goes to every vector
+    env: episodes that end before the learner's first decision are replayed, not returned as a dummy step.
     """
     episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
@@ -201,6 +203,7 @@ def make_sb3_env(
             episode=episodes[env_id],
             max_rounds=max_rounds,
             seed=None if seed is None else seed + 7919 * g,
+            skip_no_decision=skip_no_decision,
         )
         for g, (spec, size) in enumerate(merged)
     ]
