@@ -11,11 +11,14 @@ machines it also needs the same kernels, and torch picks them per CPU when it lo
   code path on every x86-64 CPU (MKL's "conditional numerical reproducibility").
 * oneDNN (``ONEDNN_MAX_CPU_ISA``) is capped the same way for the layers that reach it.
 
-:func:`pin_cpu_kernels` sets these variables (only those the user has not set) and is called by
-``train/ppo.py`` before it imports torch. The pins are ``avx2`` / ``COMPATIBLE`` / ``AVX2`` on x86-64
-CPUs with AVX2 and FMA, ``default`` (ATen's plain C++ kernels) on x86-64 CPUs without them; on other
-architectures (ARM) nothing is pinned and runs are reproducible only on the same kind of machine.
-Set ``ZANZIBAR_PIN_CPU=0`` to leave torch's own choices.
+:func:`pin_cpu_kernels` sets these variables (only those the user has not set) and is called when the
+:mod:`train` package is imported, before torch loads. By default it pins ATen and oneDNN (``avx2`` /
+``AVX2`` on x86-64 CPUs with AVX2 and FMA, ``default`` / ``SSE41`` on older x86-64 CPUs), which costs
+nothing on an AVX2 machine. MKL is left to choose: its matrix products agree between machines only
+where it picks the same code path, which MKL decides per CPU model (only this one machine was tested).
+``ZANZIBAR_PIN_CPU=strict`` also sets ``MKL_CBWR=COMPATIBLE`` (one MKL code path on every x86-64 CPU,
+Intel or AMD; markedly slower matrix products); ``ZANZIBAR_PIN_CPU=0`` pins nothing. On other architectures (ARM) nothing is pinned and runs are reproducible only on the same
+kind of machine.
 
 :func:`environment` is what a run depended on (versions, the kernels torch actually chose, thread
 counts, the pinning variables); ``train.ppo`` saves it as ``environment.json`` in each run directory.
@@ -44,13 +47,14 @@ def _has_avx2_fma() -> bool:
 
 def kernel_pins() -> dict[str, str]:
     """The kernel variables :func:`pin_cpu_kernels` would set on this machine (empty: nothing to pin)."""
-    if os.environ.get("ZANZIBAR_PIN_CPU", "1") == "0":
-        return {}
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+    mode = os.environ.get("ZANZIBAR_PIN_CPU", "1")
+    if mode == "0" or platform.machine().lower() not in ("x86_64", "amd64"):
         return {}
     if _has_avx2_fma():
-        return {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "AVX2"}
-    return {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "SSE41"}
+        pins = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    else:
+        pins = {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41"}
+    return {**pins, "MKL_CBWR": "COMPATIBLE"} if mode == "strict" else pins
 
 
 def pin_cpu_kernels() -> bool:

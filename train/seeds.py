@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +127,22 @@ def table(rows: list[dict[str, Any]], summary: dict[str, dict[str, float]]) -> s
     return "\n".join(lines)
 
 
+def describe(row: dict[str, Any]) -> str:
+    """One line for a finished run."""
+    if "error" in row:
+        return f"seed {row['seed']}: FAILED ({row['error']})"
+    return (
+        f"seed {row['seed']}: regret first {row.get('exploit_first', float('nan')):.5f} "
+        f"second {row.get('exploit_second', float('nan')):.5f}, {row['train_seconds']:.0f} s "
+        f"training, {row['wall_seconds']:.0f} s wall  ({row['run_dir']})"
+    )
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> None:
+    doc = {"runs": rows, "summary": summarise(rows)}
+    atomic_write_text(path, json.dumps(doc, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -135,21 +151,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"training seeds {seeds}, {args.jobs} at a time", flush=True)
+    rows: list[dict[str, Any]] = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        rows = list(pool.map(lambda s: run_seed(args, s), seeds))
-    for r in rows:
-        if "error" in r:
-            print(f"seed {r['seed']}: FAILED ({r['error']})")
-        else:
-            print(
-                f"seed {r['seed']}: regret first {r.get('exploit_first', float('nan')):.5f} "
-                f"second {r.get('exploit_second', float('nan')):.5f}, {r['train_seconds']:.0f} s "
-                f"training, {r['wall_seconds']:.0f} s wall  ({r['run_dir']})"
-            )
+        futures = [pool.submit(run_seed, args, s) for s in seeds]
+        for future in as_completed(futures):  # report each run as it ends
+            rows.append(future.result())
+            print(describe(rows[-1]), flush=True)
+            if args.json is not None:
+                _write(args.json, rows)
+    rows.sort(key=lambda r: seeds.index(r["seed"]))
     summary = summarise(rows)
     print(table(rows, summary))
     if args.json is not None:
-        atomic_write_text(args.json, json.dumps({"runs": rows, "summary": summary}, indent=2) + "\n")
+        _write(args.json, rows)
     return 1 if any("error" in r for r in rows) else 0
 
 
