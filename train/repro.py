@@ -17,8 +17,8 @@ machines it also needs the same kernels, and torch picks them per CPU when it lo
 nothing on an AVX2 machine. MKL is left to choose: its matrix products agree between machines only
 where it picks the same code path, which MKL decides per CPU model (only this one machine was tested).
 ``ZANZIBAR_PIN_CPU=strict`` also sets ``MKL_CBWR=COMPATIBLE`` (one MKL code path on every x86-64 CPU,
-Intel or AMD; markedly slower matrix products); ``ZANZIBAR_PIN_CPU=0`` pins nothing. On other architectures (ARM) nothing is pinned and runs are reproducible only on the same
-kind of machine.
+Intel or AMD; markedly slower matrix products); ``ZANZIBAR_PIN_CPU=0`` pins nothing. On other
+architectures (ARM) nothing is pinned and runs are reproducible only on the same kind of machine.
 
 :func:`environment` is what a run depended on (versions, the kernels torch actually chose, thread
 counts, the pinning variables); ``train.ppo`` saves it as ``environment.json`` in each run directory.
