@@ -190,20 +190,26 @@ class OptimalAgent(BaseAgent):
         """
         out = np.full(len(batch), STOP, np.int64)
         n_act = _active_counts(batch)
-        dice = batch.dice_index
-        live = (batch.players_after >= 0) & (batch.rolls_used >= 1) & (batch.rolls_used < batch.roll_limit)
-        for n in np.unique(n_act[live]):
-            sel = np.flatnonzero(live & (n_act == n))
-            t = self._cached(batch.ruleset, int(n))
+        dice, rolls = batch.dice_index, batch.rolls_used
+        live = (batch.players_after >= 0) & (rolls >= 1) & (rolls < batch.roll_limit)
+        one_n = n_act.size > 0 and bool((n_act == n_act[0]).all())  # the common case: no np.unique
+        for n in [int(n_act[0])] if one_n else np.unique(n_act[live]).tolist():
+            sel = np.flatnonzero(live if one_n else live & (n_act == n))
+            if not sel.size:
+                continue
+            t = self._cached(batch.ruleset, n)
             q, key = batch_states(t.spec, batch)
             best = turn_best(t.spec, batch)
-            if (q[sel] < 0).any():
+            qs = q[sel]
+            if (qs < 0).any():
                 raise ValueError(f"players_after out of range for {n} active players")
-            for qq in np.unique(q[sel]):
-                rows = sel[q[sel] == qq]
+            for qq in range(n):  # positions 0..n-1 (players_after >= 0 keeps q below n)
+                rows = sel[qs == qq]
+                if not rows.size:
+                    continue
                 row = lookup(t.levels[qq].keys, key[rows])
                 b = None if best is None else np.asarray(best)[rows]
-                out[rows] = policy_at(t.spec, t.levels[qq], row, batch.rolls_used[rows], dice[rows], b)
+                out[rows] = policy_at(t.spec, t.levels[qq], row, rolls[rows], dice[rows], b)
         return out
 
     def act(self, view: View) -> int:

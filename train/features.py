@@ -17,44 +17,43 @@ from __future__ import annotations
 import gymnasium as gym
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
 from zanzibar_env.core.observation import OBS_LAYOUT
 
 
 class ZanzibarFeatures(BaseFeaturesExtractor):
-    """``obs`` (float[33]) -> ``[obs, one-hot codes]``; see the module docstring for the codes."""
+    """``obs`` (float[33]) -> ``[obs, one-hot codes]``; see the module docstring for the codes.
+
+    All codes are written by one ``scatter_`` (an index per code group, offset into the output), which
+    costs a fraction of one ``one_hot`` call per group; the values are those of
+    :func:`zanzibar_env.core.onehot.onehot` (tested equal).
+    """
 
     def __init__(self, observation_space: gym.spaces.Box, num_ranks: int = 42, max_rolls: int = 3) -> None:
         self.num_ranks, self.max_rolls = int(num_ranks), int(max_rolls)
-        size = observation_space.shape[0] + 18 + 24 + 3 * (self.num_ranks + 1) + 2 * (self.max_rolls + 1)
+        r, m = self.num_ranks, self.max_rolls
+        size = observation_space.shape[0] + 18 + 24 + 3 * (r + 1) + 2 * (m + 1)
         super().__init__(observation_space, features_dim=size)
-
-    def _one_hot(self, x: torch.Tensor, n: int) -> torch.Tensor:
-        return nn.functional.one_hot(x.long().clamp(0, n - 1), n).flatten(1).float()
+        top = max(r - 1, 1)
+        names = ("hand_rank", "lowest_rank", "highest_rank", "rolls_used", "roll_limit")
+        cols = [0, 1, 2, *(OBS_LAYOUT[k][0] for k in names)]
+        sizes = [6] * 3 + [4] * 6 + [r + 1] * 3 + [m + 1] * 2  # code groups in output order
+        offsets = torch.tensor([0, *sizes[:-1]]).cumsum(0)
+        self.register_buffer("_cols", torch.tensor(cols), persistent=False)
+        self.register_buffer("_scale", torch.tensor([6.0] * 3 + [top] * 3 + [m] * 2), persistent=False)
+        self.register_buffer("_high", torch.tensor(sizes) - 1, persistent=False)
+        self.register_buffer("_offsets", offsets, persistent=False)
+        self.register_buffer("_faces", torch.arange(6), persistent=False)
+        self._has, self._codes = OBS_LAYOUT["has_lowest"][0], int(sum(sizes))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        top = max(self.num_ranks - 1, 1)
-        r = self.num_ranks
-        faces = torch.round(obs[:, 0:3] * 6)  # 1..6
-        counts = torch.stack([(faces == f).sum(1) for f in range(1, 7)], 1)  # 0..3 per face
-        rank = torch.round(obs[:, OBS_LAYOUT["hand_rank"][0]] * top)
-        has = obs[:, OBS_LAYOUT["has_lowest"][0]] > 0.5
-        none = torch.full_like(rank, r)  # slot r = no earlier hand
-        lo = torch.where(has, torch.round(obs[:, OBS_LAYOUT["lowest_rank"][0]] * top), none)
-        hi = torch.where(has, torch.round(obs[:, OBS_LAYOUT["highest_rank"][0]] * top), none)
-        used = torch.round(obs[:, OBS_LAYOUT["rolls_used"][0]] * self.max_rolls)
-        limit = torch.round(obs[:, OBS_LAYOUT["roll_limit"][0]] * self.max_rolls)
-        return torch.cat(
-            [
-                obs,
-                self._one_hot(faces - 1, 6),
-                self._one_hot(counts, 4),
-                self._one_hot(rank, r + 1),
-                self._one_hot(lo, r + 1),
-                self._one_hot(hi, r + 1),
-                self._one_hot(used, self.max_rolls + 1),
-                self._one_hot(limit, self.max_rolls + 1),
-            ],
-            1,
-        )
+        v = torch.round(obs[:, self._cols] * self._scale)  # faces 1..6, three ranks, rolls used, limit
+        v[:, 0:3] -= 1
+        none = obs[:, self._has] <= 0.5  # no earlier hand: slot num_ranks of lowest and highest
+        v[:, 4:6] = torch.where(none[:, None], float(self.num_ranks), v[:, 4:6])
+        x = v.long()
+        counts = (x[:, 0:3, None] == self._faces).sum(1)  # dice showing each face (faces as 0..5)
+        idx = torch.cat([x[:, 0:3], counts, x[:, 3:]], 1).clamp(min=0)
+        idx = torch.minimum(idx, self._high) + self._offsets
+        codes = obs.new_zeros(obs.shape[0], self._codes).scatter_(1, idx, 1.0)
+        return torch.cat([obs, codes], 1)

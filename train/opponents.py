@@ -95,6 +95,8 @@ class ExploiterAgent(BaseAgent):
         return int(self.act_batch(ViewBatch.from_views([view]))[0])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        if self.first is self.second:  # before the first update: one agent in both seats
+            return self.first.act_batch(batch)
         first = np.asarray(batch.is_first, bool)
         out = np.zeros(len(batch), np.int64)
         for rows, agent in ((np.flatnonzero(first), self.first), (np.flatnonzero(~first), self.second)):

@@ -199,6 +199,7 @@ class RoundState:
         self._ms = 0
         self._best_rank, self._best_ms = -1, 0  # the hand the turn scores if it stops now
         self._rank = tables.rank
+        self._best_of_turn = tables.best_of_turn
         self.rolls_used = 0
         self._turn_limit = ruleset.max_rolls
         self._turn: TurnRecord | None = None
@@ -388,9 +389,12 @@ class RoundState:
         self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
         self.rolls_used = used = self.rolls_used + 1
         self._turn_rolls.append(list(MULTISETS[ms]))
-        self._best_rank, self._best_ms = best_after_roll(
-            self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
-        )
+        if self._best_of_turn:
+            self._best_rank, self._best_ms = best_after_roll(
+                self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
+            )
+        else:  # final_hand: last -- best_after_roll is the identity (rank and multiset of this throw)
+            self._best_rank, self._best_ms = self._rank[ms], ms
         if turn_over(used, self._turn_limit, self._instant[ms]):
             self._end_turn()
 
@@ -421,24 +425,26 @@ class RoundState:
     def _settle(self, instant: bool) -> None:
         self.current_seat, self._turn = None, None
         rec, rules, order, tables = self.record, self.ruleset, self._order, self._tables
-        rec.roll_limit = self._limit if rules.first_roller_sets_limit else tables.max_rolls
+        rec.roll_limit = self._limit if tables.sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant
-        rec.winner = self._hi_seat
-        unrolled = [-1] * (len(order) - len(self._ranks))  # seats skipped by an instant top hand
-        losers = S.round_losers(rules, self._ranks + unrolled if unrolled else self._ranks, self._lo, instant)
-        if sum(losers) > 1:
+        rec.winner = hi = self._hi_seat
+        ranks, cats, n = self._ranks, self._cats, len(order)
+        if len(ranks) < n:  # seats skipped by an instant top hand: no hand, pay by the top hand (category 0)
+            ranks, cats = ranks + [-1] * (n - len(ranks)), cats + [0] * (n - len(cats))
+        losers = S.round_losers(rules, ranks, self._lo, instant)
+        if (instant or self._lo_count > 1) and sum(losers) > 1:  # else one loser: the lowest hand's seat
             losers = S.rolloff(rules, losers, self._rolloff_throws)
-        rec.losers = [s for s, lost in zip(order, losers, strict=True) if lost]
+        rec.losers = [s for s, lost in zip(order, losers) if lost]  # noqa: B905  (same length)
         stacks = self._stacks
         amounts = None
         if tables.chip_stake:
-            cats = self._cats + [0] * len(unrolled) if unrolled else self._cats  # 0: pays by the top hand
-            amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(self._hi_seat)])
+            amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(hi)])
         after = S.stacks_after(rules, [stacks[s] for s in order], losers, amounts, tables.lives[self._hi])
-        for s, a in zip(order, after, strict=True):
+        for s, a in zip(order, after):  # noqa: B905
             stacks[s] = a
-        rec.transfers = [a - b for a, b in zip(stacks, rec.stacks_before, strict=True)]
-        rec.stacks_after = list(stacks)
+        before = rec.stacks_before
+        rec.transfers = [stacks[s] - before[s] for s in range(len(stacks))]
+        rec.stacks_after = stacks[:]
 
     def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:
         """Each tied seat throws all three dice once, in play order (recorded); returns their ranks."""

@@ -336,6 +336,8 @@ class ScalarTables:
         self.table = ruleset.table
         self.max_rolls = ruleset.max_rolls
         self.chip_stake = ruleset.stake == "chips"
+        self.sets_limit = ruleset.first_roller_sets_limit
+        self.best_of_turn = ruleset.final_hand == "best"  # else best_after_roll is the identity
         self.lives_stake = ruleset.stake == "lives"
 
 

@@ -12,6 +12,7 @@ tables): the envs, the vector env, :func:`encode` (one view) and :func:`encode_b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -171,6 +172,7 @@ class Encoder:
         self._head, self._rolls = self.head.tolist(), self.rolls.tolist()
         self._rolls_flat, self._rolls_stride = self.rolls.reshape(-1, 3), mr + 1
         self._per7, self._rank, self._rank_ms = self.per7.tolist(), self.rank.tolist(), self.rank_ms.tolist()
+        self._pads = [[0.0] * (MAX_PLAYERS - k) for k in range(MAX_PLAYERS + 1)]  # padding per table size
 
     def rows(
         self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
@@ -203,17 +205,12 @@ class Encoder:
         o[:, ACTIVE.start : ACTIVE.start + k] = active
         o[:, SIZE] = (k if n is None else n) / MAX_PLAYERS
 
-    def tail(self, stacks: list[int], active: list[bool]) -> list[float]:
+    def tail(self, stacks: Sequence[int], active: Sequence[bool]) -> list[float]:
         """Slots 16-32 as Python floats (seat blocks change only between rounds: callers may cache it)."""
-        pad = [0.0] * (MAX_PLAYERS - len(stacks))
-        scale = self.scale
-        return [
-            *(x / scale for x in stacks),
-            *pad,
-            *(float(x) for x in active),
-            *pad,
-            len(stacks) / MAX_PLAYERS,
-        ]
+        n, scale = len(stacks), self.scale
+        pad = self._pads[n]
+        flags = [1.0 if x else 0.0 for x in active]
+        return [x / scale for x in stacks] + pad + flags + pad + [n / MAX_PLAYERS]
 
     def one(
         self, ms: int, best: int, used: int, limit: int, is_first: bool, after: int,

@@ -98,7 +98,7 @@ def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Seque
         if lj is False or (type(lj) is np.ndarray and not lj.any()):  # _none(lj), inlined
             continue
         for i, li in enumerate(losers):
-            if i != j:
+            if i != j and li is not True:  # (a Python True: a loser, it pays nothing; arrays go through)
                 held, owed = out[i], amounts[i]
                 give = (lj & (li ^ True)) * (held + (owed < held) * (owed - held))  # min(owed, held)
                 out[i] = held - give

@@ -57,7 +57,8 @@ class RoundEncoder:
 
     def tail(self, rs: RoundState, seat: int) -> list[float]:
         if rs is not self._tail_round or seat != self._tail_seat:
-            self._tail = self.enc.tail(*relative(rs.stacks, rs.active, seat))
+            st, act = rs.stacks, rs.active  # tuples: rotated by slicing, as relative() does
+            self._tail = self.enc.tail(st[seat:] + st[:seat], act[seat:] + act[:seat])
             self._tail_round, self._tail_seat = rs, seat
         return self._tail
 

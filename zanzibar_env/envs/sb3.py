@@ -34,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..extras import requires_extra
+from ._groups import GroupedVectorEnv
 from .vector import ZanzibarVectorEnv
 
 with requires_extra("train", "the SB3 vector adapter (zanzibar_env.envs.sb3)"):
@@ -176,8 +177,10 @@ def make_sb3_env(
     ``opponents`` goes to :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv` (one spec for every other
     seat, or one per seat). With ``groups`` (a list of opponents specs) the ``num_envs`` envs are split
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
-    spec object share one vector env (fewer, larger batches). ``skip_no_decision`` goes to every vector
-    env: episodes that end before the learner's first decision are replayed, not returned as a dummy step.
+    spec object are merged. All groups run in one batched env (:class:`~zanzibar_env.envs._groups.
+    GroupedVectorEnv`; only the opponents' decisions are made per group), seeded with ``seed``.
+    ``skip_no_decision``: episodes that end before the learner's first decision are replayed, not
+    returned as a dummy step.
     """
     episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
@@ -192,19 +195,11 @@ def make_sb3_env(
             merged[-1] = (spec, merged[-1][1] + size)
         else:
             merged.append((spec, size))
-    venvs = [
-        ZanzibarVectorEnv(
-            size,
-            ruleset=ruleset,
-            num_players=num_players,
-            opponents=spec,
-            seat=seat,
-            reward=reward,
-            episode=episodes[env_id],
-            max_rounds=max_rounds,
-            seed=None if seed is None else seed + 7919 * g,
-            skip_no_decision=skip_no_decision,
-        )
-        for g, (spec, size) in enumerate(merged)
-    ]
-    return SB3VecEnv(venvs)
+    kwargs: dict[str, Any] = dict(
+        ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
+        max_rounds=max_rounds, seed=seed, skip_no_decision=skip_no_decision,
+    )  # fmt: skip
+    if len(merged) == 1:
+        return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs))
+    sizes, opps = [size for _, size in merged], [spec for spec, _ in merged]
+    return SB3VecEnv(GroupedVectorEnv(sizes, opps, **kwargs))
