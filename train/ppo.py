@@ -7,6 +7,7 @@ ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batch
 :class:`train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
+- ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/repro.py)
 - ``model.zip``        the latest policy (saved at every evaluation and on Ctrl-C/SIGTERM: resumable)
 - ``best_model.zip``   the policy with the best evaluation score (lowest exploitability in 2-player)
 - ``tb/``              TensorBoard logs (``tensorboard --logdir runs``)
