@@ -91,6 +91,15 @@ class TrainConfig:
         optional=True,
     )
     num_envs: int = _f(64, "parallel environments in the batched vector env", lo=1, hi=65536)
+    second_seat_frac: float = _f(
+        0.0,
+        "share of envs where the learner always rolls second (rounds; the rest follow 'seat')",
+        lo=0,
+        hi=1,
+    )
+    skip_no_decision: bool = _f(
+        False, "replay episodes that end before the learner's first decision (no dummy step)"
+    )
     # --- self-play
     self_play: bool = _f(False, "add a pool of the learner's own past checkpoints to the opponents")
     self_play_pool: int = _f(5, "most recent checkpoints kept in the self-play pool", lo=1, hi=1000)
@@ -301,6 +310,7 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
         load_ruleset(cfg.ruleset)
     except ValueError as e:
         raise ValueError(f"config key 'ruleset': {e}") from None
+    _check_seat_split(cfg)
     if cfg.batch_size > cfg.n_steps * cfg.num_envs:
         raise _bad("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}")
     return cfg
@@ -321,6 +331,28 @@ def _check_game_keys(cfg: TrainConfig) -> None:
             raise _bad(
                 "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"
             ) from None
+
+
+def seat_split(cfg: TrainConfig) -> tuple[int, int]:
+    """``(envs following 'seat', envs where the learner rolls second)`` under ``second_seat_frac``."""
+    second = round(cfg.num_envs * cfg.second_seat_frac)
+    return cfg.num_envs - second, second
+
+
+def _check_seat_split(cfg: TrainConfig) -> None:
+    """``second_seat_frac`` needs rounds and enough envs in both parts for the opponent groups."""
+    if cfg.second_seat_frac == 0:
+        return
+    if cfg.env_id != "ZanzibarRound-v1":
+        raise _bad("second_seat_frac", cfg.second_seat_frac, "0 unless env_id is ZanzibarRound-v1")
+    many = len(cfg.opponents) not in (1, cfg.num_players - 1)
+    groups = 8 if cfg.self_play or cfg.exploiter_frac > 0 else len(cfg.opponents) if many else 1
+    if min(seat_split(cfg)) < groups:
+        raise _bad(
+            "second_seat_frac",
+            cfg.second_seat_frac,
+            f"a share leaving at least {groups} envs (the opponent groups) on each side of the split",
+        )
 
 
 def _check_agents(key: str, names: list[str]) -> None:

@@ -11,6 +11,10 @@ in lives rulesets. Definitions: :mod:`agents.exact`.
 whole 2-player game: win probabilities (seat 0 rolls first in the first round) against
 ``optimal_game`` and against itself, a best response's, the game value and the game exploitability
 (:func:`agents.exact.game_exploitability`).
+
+``python -m train.exact_eval --agent ppo:models/ppo_classic_2p.zip --where`` also prints where the agent
+loses rolling second: for each class of the first roller's hand and roll limit, how often optimal first
+play leads there and how much the agent's turn is worth less than the optimal turn from there.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agents.exact import exploitability, game_exploitability
 from agents.registry import make_agent
@@ -39,6 +45,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--simulate", type=int, default=0, metavar="N",
         help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
     )  # fmt: skip
+    p.add_argument("--where", action="store_true", help="where the agent loses rolling second (2-player)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
     p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     return p.parse_args(argv)
@@ -85,6 +92,61 @@ def simulate(agent_spec: str, ruleset: str, stacks: list[int], games: int, seed:
     return {"simulated_win_rate": rate, "simulated_ci99": 2.576 * (rate * (1 - rate) / games) ** 0.5}
 
 
+def second_seat_losses(agent_spec: str, ruleset: str, seed: int = 0) -> list[dict[str, Any]]:
+    """Where an agent rolling second loses against optimal first play, by the first roller's hand class
+    (its category; points totals split by rank) and the roll limit it set: ``reach`` (probability under
+    optimal first play), ``loss`` (mean value of the optimal second turn minus the agent's, in those
+    states) and ``share`` (reach * loss, which sums to the agent's loss against ``optimal``)."""
+    from agents.exact import _setup, agent_policy
+    from agents.solver import solve
+
+    ds = _setup(ruleset)
+    spec, table = ds.spec, load_ruleset(ruleset).table
+    opt = solve(spec)
+    mine = solve(spec, fixed={1: agent_policy(make_agent(agent_spec, seed=seed), ds)[1]})
+    first = opt[0]
+    assert first.nxt is not None and first.dist is not None
+    ok = first.nxt[0] >= 0
+    reach = np.bincount(first.nxt[0][ok], weights=first.dist[0][ok], minlength=len(opt[1].keys))
+    loss = opt[1].value - mine[1].value
+    lo, _, _, lim = spec.decode(opt[1].keys)
+    names = [_hand_class(table, int(r)) for r in lo]
+    out = []
+    for name in dict.fromkeys(names):
+        for limit in range(1, spec.max_rolls + 1):
+            sel = (np.array(names) == name) & (lim == limit)
+            p = float(reach[sel].sum())
+            if p > 0:
+                share = float(reach[sel] @ loss[sel])
+                out.append(
+                    {"first_hand": name, "limit": limit, "reach": p, "loss": share / p, "share": share}
+                )
+    return sorted(out, key=lambda r: -r["share"])
+
+
+def _hand_class(table: Any, rank: int) -> str:
+    """A coarse class of the first roller's hand: its category, points totals split into three bands."""
+    if rank >= table.num_ranks:
+        return "none"
+    hand = table.hand_of_rank(rank)
+    if hand.category != "points":
+        return hand.category
+    return "points < 100" if hand.points < 100 else "points 100-199" if hand.points < 200 else "points 200+"
+
+
+def report_where(rows: list[dict[str, Any]]) -> str:
+    """The table printed by ``--where``."""
+    lines = [f"{'first roller ended with':<24}{'limit':>6}{'reach':>9}{'loss there':>12}{'share':>10}"]
+    lines += [
+        f"{r['first_hand']:<24}{r['limit']:>6}{r['reach']:>9.4f}{r['loss']:>12.5f}{r['share']:>10.5f}"
+        for r in rows
+    ]
+    lines.append(
+        f"{'total (= loss rolling second against optimal)':<51}{sum(r['share'] for r in rows):>10.5f}"
+    )
+    return "\n".join(lines)
+
+
 def _unit(stake: str) -> str:
     units = {
         "chips": "chips given away minus received per round",
@@ -127,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(report(fig))
+    if args.where and not args.game:
+        fig["where_second"] = second_seat_losses(args.agent, args.ruleset, args.seed)
+        print("where it loses rolling second, against optimal first play (chips per round):")
+        print(report_where(fig["where_second"]))
     if args.game and args.simulate > 0:
         fig.update(simulate(args.agent, args.ruleset, fig["stacks"], args.simulate, args.seed))
         print(

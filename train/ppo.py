@@ -7,6 +7,7 @@ ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batch
 :class:`train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
+- ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/repro.py)
 - ``model.zip``        the latest policy (saved at every evaluation and on Ctrl-C/SIGTERM: resumable)
 - ``best_model.zip``   the policy with the best evaluation score (lowest exploitability in 2-player)
 - ``tb/``              TensorBoard logs (``tensorboard --logdir runs``)
@@ -21,9 +22,13 @@ with 130 / 143 and a one-line message; ``--resume RUN_DIR`` continues it. ``--re
 the saved model, its env or ``eval.csv`` (:data:`RESUME_FIXED`) and refuses ``--config``. Every
 config error is reported before anything is written. Model files are written atomically.
 
-The same seed and config give the same evaluation curve: numpy, torch, the envs and the opponents are
-all seeded from ``seed``, and torch runs with ``torch_threads`` threads. In 2-player settings the run
-ends by printing the exact exploitability (best-response gain per round) in each seat.
+The same seed and config give the same run, bit for bit (weights and ``eval.csv`` except its
+``train_seconds`` column): numpy, torch, the envs and the opponents are all seeded from ``seed``, torch
+runs with ``torch_threads`` threads, every schedule (evaluations, exploiter updates) counts env steps,
+never seconds, and importing :mod:`train` pins torch's CPU kernels (:mod:`train.repro`) so that other
+x86-64 machines compute the same floats. ``environment.json`` records what the run depended on. In
+2-player settings the run ends by printing the exact exploitability (best-response gain per round) in
+each seat.
 """
 
 from __future__ import annotations
@@ -52,11 +57,21 @@ from .callbacks import (
     SelfPlayCallback,
     read_eval_csv,
 )
-from .config import TrainConfig, apply, check_config, describe_fields, load_config, read_yaml, save_config
+from .config import (
+    TrainConfig,
+    apply,
+    check_config,
+    describe_fields,
+    load_config,
+    read_yaml,
+    save_config,
+    seat_split,
+)
 from .faults import SignalGuard, StopOnSignal, save_model
 from .features import ZanzibarFeatures
 from .opponents import build_opponents
 from .plots import plot_eval_csv
+from .repro import environment
 from .sb3_vec import SB3VecEnv, make_sb3_env
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
@@ -106,19 +121,31 @@ def seed_everything(seed: int, threads: int) -> None:
 
 
 def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
-    """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``)."""
-    return make_sb3_env(
-        cfg.env_id,
-        cfg.num_envs,
-        ruleset=cfg.ruleset,
-        num_players=cfg.num_players,
-        opponents=opponents,
-        seat=cfg.seat,
-        reward=cfg.reward,
-        max_rounds=cfg.max_rounds,
-        seed=cfg.seed,
-        groups=groups,
-    )
+    """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``).
+
+    With ``second_seat_frac > 0`` the envs are split in two, each part playing every opponent group:
+    the first follows ``cfg.seat``, in the second the learner always rolls second (seat 1).
+    """
+    follow, second = seat_split(cfg)
+    parts = [(follow, cfg.seat, cfg.seed), (second, 1, cfg.seed + 1_000_003)]
+    envs = [
+        make_sb3_env(
+            cfg.env_id,
+            size,
+            ruleset=cfg.ruleset,
+            num_players=cfg.num_players,
+            opponents=opponents,
+            seat=seat,
+            reward=cfg.reward,
+            max_rounds=cfg.max_rounds,
+            seed=seed,
+            groups=groups,
+            skip_no_decision=cfg.skip_no_decision,
+        )
+        for size, seat, seed in parts
+        if size
+    ]
+    return envs[0] if len(envs) == 1 else SB3VecEnv([v for e in envs for v in e.venvs])
 
 
 def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
@@ -188,6 +215,16 @@ def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
     return run_dir
 
 
+def record_environment(run_dir: Path, resume: bool) -> None:
+    """Write what the run depends on (versions, torch's CPU kernels and threads; :mod:`train.repro`) to
+    ``environment.json``, or for a resumed session to ``environment_resumed.json`` (the latest one)."""
+    from . import KERNELS_PINNED
+
+    env = {**environment(), "kernels_pinned_before_torch": KERNELS_PINNED}
+    name = "environment_resumed.json" if resume else "environment.json"
+    atomic_write_text(run_dir / name, json.dumps(env, indent=2) + "\n")
+
+
 def command_line(argv: list[str]) -> str:
     """``python -m train.ppo ARGS`` for the arguments ``argv`` (shell-quoted)."""
     return " ".join(["python -m train.ppo", *(shlex.quote(a) for a in argv)])
@@ -253,6 +290,7 @@ def train(
     """
     guard = guard or SignalGuard()
     seed_everything(cfg.seed, cfg.torch_threads)
+    record_environment(run_dir, resume)
     opp = build_opponents(cfg, run_dir)
     env = make_env(cfg, opp.opponents, opp.groups)
     model = make_model(cfg, env, run_dir)

@@ -171,6 +171,7 @@ def make_sb3_env(
     max_rounds: int | None = None,
     seed: int | None = None,
     groups: list[Any] | None = None,
+    skip_no_decision: bool = False,
 ) -> SB3VecEnv:
     """The batched Zanzibar vector env for ``env_id`` (one round or one game per episode), for SB3.
 
@@ -179,6 +180,8 @@ def make_sb3_env(
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
     spec object are merged. All groups run in one batched env (:class:`~zanzibar_env.envs._groups.
     GroupedVectorEnv`; only the opponents' decisions are made per group), seeded with ``seed``.
+    ``skip_no_decision``: episodes that end before the learner's first decision are replayed, not
+    returned as a dummy step.
     """
     episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
@@ -195,7 +198,7 @@ def make_sb3_env(
             merged.append((spec, size))
     kwargs: dict[str, Any] = dict(
         ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
-        max_rounds=max_rounds, seed=seed,
+        max_rounds=max_rounds, seed=seed, skip_no_decision=skip_no_decision,
     )  # fmt: skip
     if len(merged) == 1:
         return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs))

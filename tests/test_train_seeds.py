@@ -1,0 +1,132 @@
+"""``train.seeds`` (a config over several seeds) and bit-identical reruns across processes (train.repro)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from train import seeds
+from train.ppo import make_env
+from train.config import load_config, seat_split
+from train.opponents import build_opponents
+from train.repro import kernel_pins
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = [
+    "num_envs=16",
+    "n_steps=64",
+    "batch_size=256",
+    "n_epochs=2",
+    "net_arch=[16]",
+    "eval_bots=[]",
+    "tensorboard=false",
+    "total_timesteps=1024",
+    "eval_freq=0",
+    "exploiter_freq=512",
+    "skip_no_decision=true",
+    "second_seat_frac=0.5",
+]
+
+
+def _sets(items: list[str]) -> list[str]:
+    return [a for item in items for a in ("--set", item)]
+
+
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    with zipfile.ZipFile(path) as z:
+        return torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+
+
+def _curve(run_dir: Path) -> list[dict[str, str]]:
+    with (run_dir / "eval.csv").open() as fh:
+        return [{k: v for k, v in r.items() if k != "train_seconds"} for r in csv.DictReader(fh)]
+
+
+@pytest.mark.slow  # three training processes: ~45 s on the busy 2-core machine
+def test_two_seeds_table_then_a_rerun_is_bit_identical(tmp_path: Path) -> None:
+    """Two seeds in parallel child processes give the summary table; seed 5 trained again in another
+    process (another hash seed) gives the very same weights and evaluation rows."""
+    runs, out = tmp_path / "runs", tmp_path / "seeds.json"
+    args = ["--seeds", "5", "6", "--jobs", "2", "--runs-dir", str(runs), "--json", str(out), *_sets(TINY)]
+    assert seeds.main(args) == 0
+    doc = json.loads(out.read_text())
+    assert [r["seed"] for r in doc["runs"]] == [5, 6]
+    for key in ("exploit_first", "exploit_second", "exploit_mean", "train_seconds", "wall_seconds"):
+        s = doc["summary"][key]
+        assert s["min"] <= s["mean"] <= s["max"]
+    first = Path(doc["runs"][0]["run_dir"])
+    env = {**os.environ, "PYTHONHASHSEED": "123", "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "train.ppo", *_sets([*TINY, "seed=5", f"runs_dir={tmp_path / 'again'}"])]
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
+    (again,) = (tmp_path / "again").iterdir()
+    assert _curve(again) == _curve(first) and len(_curve(first)) == 2
+    w1, w2 = _weights(first / "model.zip"), _weights(again / "model.zip")
+    assert w1.keys() == w2.keys() and all(torch.equal(w1[k], w2[k]) for k in w1)
+    other = _weights(Path(doc["runs"][1]["run_dir"]) / "model.zip")
+    assert not all(torch.equal(w1[k], other[k]) for k in w1)  # another seed really differs
+    recorded = json.loads((first / "environment.json").read_text())
+    assert recorded["torch_threads"] == 1 and recorded["kernels_pinned_before_torch"]
+    if kernel_pins().get("ATEN_CPU_CAPABILITY") == "avx2":
+        assert recorded["torch_cpu_capability"] == "AVX2"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--seeds", "1", "x"], "'x' is not an integer"),
+        (["--seeds", "1", "1"], "given twice"),
+        (["--seeds", "-3"], "outside"),
+        (["--seeds", "0", "--jobs", "0"], "--jobs"),
+        (["--seeds", "0", "--set", "seed=4"], "use --seeds"),
+        (["--seeds", "0", "--set", "runs_dir=x"], "use --runs-dir"),
+        (["--seeds", "0", "--set", "n_epochs=0"], "n_epochs"),
+        (["--seeds", "0", "--set", "second_seat_frac=0.99"], "second_seat_frac"),
+    ],
+)
+def test_bad_arguments_exit_2(args: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert seeds.main(args) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_second_seat_split_puts_the_learner_second() -> None:
+    cfg = load_config(None, ["num_envs=32", "second_seat_frac=0.5", "skip_no_decision=true"])
+    assert seat_split(cfg) == (16, 16)
+    opp = build_opponents(cfg, None)
+    env = make_env(cfg, opp.opponents, opp.groups)
+    obs = env.reset()
+    is_first = obs[:, 7]
+    assert env.num_envs == 32 and not is_first[16:].any()  # the second part always rolls second
+    env.close()
+
+
+def test_grad_scale_reports_the_clip(capsys: pytest.CaptureFixture[str]) -> None:
+    from train import grad_scale
+
+    base = ["num_envs=16", "n_steps=64", "batch_size=256", "net_arch=[16]", "exploiter_frac=0"]
+    big = grad_scale.gradient_norms(load_config(None, [*base, "vf_coef=0.5"]), batches=2)
+    small = grad_scale.gradient_norms(load_config(None, [*base, "vf_coef=0.05"]), batches=2)
+    assert big["policy_norm"] == pytest.approx(small["policy_norm"])  # same seed, same rollout
+    assert small["value_norm"] == pytest.approx(big["value_norm"] / 10)
+    assert small["clip_factor"] >= big["clip_factor"] and 0 < big["clip_factor"] <= 1
+    assert grad_scale.main(["--model", "/nonexistent/m.zip"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_exact_eval_where_second_seat_loses(capsys: pytest.CaptureFixture[str]) -> None:
+    from train.exact_eval import main, second_seat_losses
+
+    rows = second_seat_losses("greedy", "classic")
+    assert all(r["loss"] >= -1e-12 and r["reach"] > 0 for r in rows)
+    assert sum(r["reach"] for r in rows) == pytest.approx(1.0)
+    assert all(r["share"] == 0 for r in second_seat_losses("optimal", "classic"))
+    assert main(["--agent", "greedy", "--where"]) == 0
+    assert "where it loses rolling second" in capsys.readouterr().out
