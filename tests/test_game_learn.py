@@ -19,6 +19,8 @@ from train.config import load_config
 from train.game_learn import exact_decisions, sampled_games
 from zanzibar_env.core.rules import load_ruleset
 
+from .cli_args import set_args
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = [
     "num_envs=8",
@@ -40,10 +42,6 @@ def _small_rules(tmp_path: Path, chips: int) -> Path:
         text.replace("starting_stack: 20", f"starting_stack: {chips}").replace("name: classic", "name: c")
     )
     return path
-
-
-def _sets(items: list[str]) -> list[str]:
-    return [a for item in items for a in ("--set", item)]
 
 
 def _rows(path: Path) -> list[dict[str, float]]:
@@ -94,7 +92,7 @@ def test_game_run_end_to_end_with_imitation_exploiter_and_curve(tmp_path: Path) 
     runs = tmp_path / "runs"
     sets = [*TINY, f"ruleset={rules}", "total_timesteps=1024", "eval_freq=512", "pretrain_epochs=3"]
     sets += ["pretrain_games=5", "exploiter_freq=512", "eval_bots=[optimal_game]", f"runs_dir={runs}"]
-    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_2p.yaml"), *_sets(sets)]) == 0
+    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_2p.yaml"), *set_args(sets)]) == 0
     (run_dir,) = runs.iterdir()
     rows = _rows(run_dir / "eval.csv")
     assert [int(r["timesteps"]) for r in rows] == [0, 512, 1024]
@@ -119,9 +117,9 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
     rules = _small_rules(tmp_path, 2)
     base = [*TINY, f"ruleset={rules}", "total_timesteps=512", "eval_freq=0", "eval_bots=[optimal]"]
     scratch = [*base, f"runs_dir={tmp_path / 'a'}", "exploiter_freq=256"]
-    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_2p_scratch.yaml"), *_sets(scratch)]) == 0
+    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_2p_scratch.yaml"), *set_args(scratch)]) == 0
     four = [*base, f"runs_dir={tmp_path / 'b'}", "pretrain_games=3", "pretrain_epochs=1"]
-    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_4p.yaml"), *_sets(four)]) == 0
+    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_4p.yaml"), *set_args(four)]) == 0
     (run_dir,) = (tmp_path / "b").iterdir()
     assert json.loads((run_dir / "pretrain.json").read_text())["teacher"] == "optimal"
     assert not any(k.startswith("game_") for k in _rows(run_dir / "eval.csv")[0])

@@ -16,6 +16,8 @@ from train import evaluate as ev
 from train import ppo
 from train.config import load_config, read_yaml
 
+from .cli_args import set_args
+
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "models" / "ppo_classic_2p.zip"
 TINY = [
@@ -29,10 +31,6 @@ TINY = [
     "progress_bar=false",
     "tensorboard=false",
 ]
-
-
-def _sets(items: list[str]) -> list[str]:
-    return [a for item in items for a in ("--set", item)]
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -115,7 +113,7 @@ def test_bad_key_in_yaml_and_cli_exit_code(tmp_path: Path) -> None:
 
 # ---- training -------------------------------------------------------------------------------------
 def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
-    sets = _sets([*TINY, "total_timesteps=2048", "eval_freq=1024", f"runs_dir={tmp_path / 'runs'}"])
+    sets = set_args([*TINY, "total_timesteps=2048", "eval_freq=1024", f"runs_dir={tmp_path / 'runs'}"])
     out = _run(["-m", "train.ppo", *sets], ROOT)
     assert out.returncode == 0, out.stderr
     (run_dir,) = (tmp_path / "runs").iterdir()
@@ -144,7 +142,7 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
 def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:
     curves = []
     for k in range(2):
-        sets = _sets(
+        sets = set_args(
             [
                 *TINY,
                 "total_timesteps=1024",
@@ -163,7 +161,7 @@ def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:
 
 
 def test_self_play_pool_fills(tmp_path: Path) -> None:
-    sets = _sets(
+    sets = set_args(
         [
             *TINY,
             "total_timesteps=2048",

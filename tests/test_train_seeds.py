@@ -20,6 +20,8 @@ from train.config import load_config, seat_split
 from train.opponents import build_opponents
 from train.repro import kernel_pins
 
+from .cli_args import set_args
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = [
     "num_envs=16",
@@ -37,10 +39,6 @@ TINY = [
 ]
 
 
-def _sets(items: list[str]) -> list[str]:
-    return [a for item in items for a in ("--set", item)]
-
-
 def _weights(path: Path) -> dict[str, torch.Tensor]:
     with zipfile.ZipFile(path) as z:
         return torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
@@ -56,7 +54,7 @@ def test_two_seeds_table_then_a_rerun_is_bit_identical(tmp_path: Path) -> None:
     """Two seeds in parallel child processes give the summary table; seed 5 trained again in another
     process (another hash seed) gives the very same weights and evaluation rows."""
     runs, out = tmp_path / "runs", tmp_path / "seeds.json"
-    args = ["--seeds", "5", "6", "--jobs", "2", "--runs-dir", str(runs), "--json", str(out), *_sets(TINY)]
+    args = ["--seeds", "5", "6", "--jobs", "2", "--runs-dir", str(runs), "--json", str(out), *set_args(TINY)]
     assert seeds.main(args) == 0
     doc = json.loads(out.read_text())
     assert [r["seed"] for r in doc["runs"]] == [5, 6]
@@ -65,7 +63,7 @@ def test_two_seeds_table_then_a_rerun_is_bit_identical(tmp_path: Path) -> None:
         assert s["min"] <= s["mean"] <= s["max"]
     first = Path(doc["runs"][0]["run_dir"])
     env = {**os.environ, "PYTHONHASHSEED": "123", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "train.ppo", *_sets([*TINY, "seed=5", f"runs_dir={tmp_path / 'again'}"])]
+    cmd = [sys.executable, "-m", "train.ppo", *set_args([*TINY, "seed=5", f"runs_dir={tmp_path / 'again'}"])]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, timeout=120)
     (again,) = (tmp_path / "again").iterdir()
     assert _curve(again) == _curve(first) and len(_curve(first)) == 2
