@@ -25,12 +25,13 @@ class RandomDice:
         self._pos = 0
 
     def roll(self, n: int) -> list[int]:
-        if self._pos + n > len(self._buf):
+        pos = self._pos
+        end = pos + n
+        if end > len(self._buf):
             self._buf = self.rng.integers(1, 7, size=self._buffer_size).tolist()  # faces 1..6
-            self._pos = 0
-        out = self._buf[self._pos : self._pos + n]
-        self._pos += n
-        return out
+            pos, end = 0, n
+        self._pos = end
+        return self._buf[pos:end]
 
 
 class ScriptedDice:

@@ -103,6 +103,9 @@ class RoundSnapshot:
     done: bool
 
 
+_new_view: Any = tuple.__new__
+
+
 def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> int:
     """The hold mask that keeps the die *values* in ``keep`` (e.g. keep ``[6, 6]`` of ``(2, 6, 6)``)."""
     mask, used = 0, [False] * len(dice)
@@ -151,6 +154,16 @@ class RoundState:
     :meth:`snapshot`; everything with a leading underscore is private.
     """
 
+    # slots: ~40 attributes are more than an instance dict shares keys for (30 in CPython 3.11), which
+    # made each round's creation and every attribute read slower
+    __slots__ = (
+        "_active", "_best_ms", "_best_of_turn", "_best_rank", "_cat", "_cats", "_draw", "_drawn", "_hands",
+        "_hi", "_hi_seat", "_instant", "_legal", "_legal_mask", "_limit", "_lo", "_lo_count", "_lo_seat",
+        "_max_rolls", "_ms", "_order", "_paid", "_paying", "_pos", "_rank", "_ranks", "_relative", "_stacks",
+        "_table_hands", "_tables", "_turn", "_turn_limit", "_turn_rolls", "current_seat", "num_players",
+        "record", "rolls_used", "ruleset", "source", "table",
+    )  # fmt: skip
+
     def __init__(
         self,
         ruleset: Ruleset,
@@ -191,10 +204,10 @@ class RoundState:
         self._ranks: list[int] = []  # rank of each ended turn's hand, in play order
         self._cats: list[int] = []  # category index of each ended turn's hand, in play order
         # the public state after each turn (kernel.public_after_turn); -1 = no hand yet
-        self._lo = self._lo_count = self._hi = 0
-        self._lo, self._lo_seat, self._hi, self._hi_seat = -1, -1, -1, -1
+        self._lo = self._lo_seat = self._hi = self._hi_seat = -1
+        self._lo_count = 0
         self._paid = 0
-        self._limit = ruleset.max_rolls  # the round's roll limit (set by the first roller)
+        self._limit = self._max_rolls = ruleset.max_rolls  # the round's roll limit (set by the first roller)
         self.current_seat: int | None = None
         self._ms = 0
         self._best_rank, self._best_ms = -1, 0  # the hand the turn scores if it stops now
@@ -343,23 +356,12 @@ class RoundState:
             st, act = self._stacks, self._active
             rel = self._relative[seat] = ((*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]))
         pos = self._pos
-        return View(
-            ruleset=self.ruleset,
-            seat=seat,
-            num_players=self.num_players,
-            dice=MULTISETS[self._ms],
-            rolls_used=self.rolls_used,
-            roll_limit=self._turn_limit,
-            is_first=pos == 0,
-            players_after=len(self._order) - pos - 1,
-            lowest=lo,
-            lowest_count=self._lo_count,
-            highest=hi,
-            earlier_payments=self._paid,
-            stacks=rel[0],
-            active=rel[1],
-            turn_best_rank=self._best_rank,
-        )
+        return _new_view(  # View(ruleset=..., ..., turn_best_rank=...) in field order, minus a call
+            View,
+            (self.ruleset, seat, self.num_players, MULTISETS[self._ms], self.rolls_used, self._turn_limit,
+             pos == 0, len(self._order) - pos - 1, lo, self._lo_count, hi, self._paid, rel[0], rel[1],
+             self._best_rank),
+        )  # fmt: skip
 
     def act(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
@@ -376,9 +378,9 @@ class RoundState:
     # ---- turn -----------------------------------------------------------------------------------
     def _start_turn(self) -> None:
         self.current_seat = seat = self._order[self._pos]
-        self._turn = turn = TurnRecord(seat)
+        self._turn = turn = TurnRecord(seat, [], [])  # (lists given: no default factories to call)
         self._turn_rolls = turn.rolls
-        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._tables.max_rolls)
+        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._max_rolls)
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)

@@ -105,23 +105,24 @@ class GameState:
 
     def _advance(self) -> None:
         """Close finished rounds and start new ones until a decision is needed or the game ends."""
-        while self.round.done and not self.done:
-            rec = self.round.record
-            self.record.rounds.append(rec)
+        record, rnd = self.record, self.round
+        while rnd.current_seat is None and not (record.winners or record.truncated):  # self.done, inlined
+            rec = rnd.record
+            record.rounds.append(rec)
             self.stacks = list(rec.stacks_after)
-            self.record.final_stacks = list(self.stacks)
+            record.final_stacks = list(self.stacks)
             winners = self._winners(rec)
             if winners:
-                self.record.winners = winners
-            elif self.max_rounds is not None and len(self.record.rounds) >= self.max_rounds:
-                self.record.truncated = True
+                record.winners = winners
+            elif self.max_rounds is not None and len(record.rounds) >= self.max_rounds:
+                record.truncated = True
             else:
                 starter = self._next_starter(rec)
-                self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
+                rnd = self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
         """The game's winners after round ``rec`` (kernel: ``settlement.game_winners``); [] if it goes on."""
-        played = [False] * self.num_players
+        played = [False] * len(self.stacks)
         for t in rec.turns:
             played[t.seat] = True
         won, over = S.game_winners(
@@ -131,10 +132,12 @@ class GameState:
 
     def _next_starter(self, rec: RoundRecord) -> int:
         """The round's winner rolls first; if they are out, the next active seat clockwise."""
-        n = self.num_players
+        n, winner = len(self.stacks), rec.winner
+        if self.ruleset.stake != "lives":
+            return winner
         for k in range(n):
-            s = (rec.winner + k) % n
-            if self.ruleset.stake != "lives" or self.stacks[s] > 0:
+            s = (winner + k) % n
+            if self.stacks[s] > 0:
                 return s
         raise AssertionError("no active seat")  # pragma: no cover
 

@@ -44,28 +44,35 @@ from ..core.rules import Ruleset
 class RoundEncoder:
     """``observation.encode(rs.view())`` for the acting player, without building the view.
 
-    Reads the round's public properties and gathers the kernel encoder's tables
-    (:class:`~zanzibar_env.core.observation.Encoder`); the seat blocks are built once per round and
-    seat (stacks change only when a round is settled).
+    Reads the round's public numbers (:meth:`RoundState.public_numbers`) and joins the kernel encoder's
+    tables (:class:`~zanzibar_env.core.observation.Encoder`); the seat blocks (slots 16-32) change only
+    when a round is settled, so they are kept for the round and seat, and remembered by stacks.
     """
 
     def __init__(self, r: Ruleset) -> None:
         self.enc = encoder(r)
         self._tail_round: RoundState | None = None  # held, so its id cannot be reused
         self._tail_seat = -1
-        self._tail: list[float] = []
+        self._tail = b""
+        self._tails: dict[tuple[tuple[int, ...], tuple[bool, ...], int], bytes] = {}
 
-    def tail(self, rs: RoundState, seat: int) -> list[float]:
+    def tail(self, rs: RoundState, seat: int) -> bytes:
         if rs is not self._tail_round or seat != self._tail_seat:
-            st, act = rs.stacks, rs.active  # tuples: rotated by slicing, as relative() does
-            self._tail = self.enc.tail(st[seat:] + st[:seat], act[seat:] + act[:seat])
-            self._tail_round, self._tail_seat = rs, seat
+            key = (rs.stacks, rs.active, seat)
+            tail = self._tails.get(key)
+            if tail is None:
+                if len(self._tails) >= 4096:  # bounded: long games on big tables see many stacks
+                    self._tails.clear()
+                st, act = key[0], key[1]  # tuples: rotated by slicing, as relative() does
+                tail = self._tails[key] = self.enc.tail(st[seat:] + st[:seat], act[seat:] + act[:seat])
+            self._tail, self._tail_round, self._tail_seat = tail, rs, seat
         return self._tail
 
     def __call__(self, rs: RoundState) -> np.ndarray:
         seat = rs.current_seat
         assert seat is not None
-        return self.enc.one(*rs.public_numbers(), self.tail(rs, seat))
+        tail = self._tail if rs is self._tail_round and seat == self._tail_seat else self.tail(rs, seat)
+        return self.enc.one(*rs.public_numbers(), tail)
 
 
 def relative(stacks: Any, active: Any, seat: int) -> tuple[list[int], list[bool]]:
@@ -181,14 +188,16 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
-        self._fmt = ObsFormat(obs_type, self.rules)
-        self.observation_space = self._fmt.space
+        fmt = ObsFormat(obs_type, self.rules)
+        self.observation_space = fmt.space
+        self._fmt = None if fmt.kind == "flat" else fmt  # None: the flat observation as it is
         self.skip_no_decision = bool(skip_no_decision)
         self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
-        self._legal_bool = legal_mask(self.rules.holds_allowed)
-        self._legal, self._all = self._legal_bool, np.ones(NUM_ACTIONS, bool)
+        # (at most ~29 instance attributes in all: past 30 CPython stops sharing the keys of instance
+        # dicts, and every attribute read and write of the env gets slower)
+        self._legal = legal_mask(self.rules.holds_allowed)
         self.game: GameState | None = None
         self._encode = RoundEncoder(self.rules)
         self.seat = 0
@@ -215,23 +224,24 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self._passing = self._no_decision = self._ended
         if self.render_mode == "human":
             self.render()
-        return self._out(), self._info(records)
+        return self._outputs(records)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         if self._ended and not self._passing:
             raise RuntimeError("the episode has ended; call reset() to start a new one")
-        records: list[RoundRecord] = []
         if self._passing:
             self._passing = False
+            records: list[RoundRecord] = []
         else:
             self.game.act(action)  # the engine checks it (kernel.check_action)
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
             self.render()
-        return self._out(), reward, self._term, self._trunc, self._info(records)
+        obs, info = self._outputs(records)
+        return obs, reward, self._term, self._trunc, info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as ``bool[8]`` (sb3-contrib's convention; the same as ``info["action_mask"]``)."""
@@ -267,25 +277,22 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self._term = self._trunc = self._ended = False
         return self._advance()
 
-    def _out(self) -> Any:
-        """The observation as ``obs_type`` asks."""
-        return self._fmt(self._obs(), self._mask())
-
     def _advance(self) -> list[RoundRecord]:
         """Play the bots until the agent decides or the episode ends; returns the rounds that ended."""
         g = self.game
         assert g is not None
         records: list[RoundRecord] = []
-        seat, opps, n = self.seat, self.opponents, self.n
+        seat, opps, n, rounds = self.seat, self.opponents, self.n, g.record.rounds
         while True:
-            if len(g.record.rounds) > self._seen:
+            if len(rounds) > self._seen:
                 records.extend(self._collect())
                 if self._ended:
                     return records
-            s = g.round.current_seat
+            rnd = g.round
+            s = rnd.current_seat
             if s is None or s == seat:
                 return records
-            action = opps[(s - seat) % n - 1].act(g.round.view())
+            action = opps[(s - seat) % n - 1].act(rnd.view())
             try:
                 g.act(action)  # checked by the engine (kernel.check_action)
             except ValueError as e:
@@ -319,24 +326,29 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self._ended = self._term or self._trunc
         self._final_stacks = rec.stacks_after
 
-    def _obs(self) -> np.ndarray:
+    def _mask(self) -> np.ndarray:
+        return _ALL_LEGAL if self._ended else self._legal  # (passing implies ended)
+
+    def _outputs(self, records: list[RoundRecord]) -> tuple[Any, dict[str, Any]]:
+        """The observation (as ``obs_type`` asks) and the info of a reset or step (one call per step)."""
         g = self.game
         assert g is not None
-        if self._ended:
-            return terminal_obs(self.rules, self._final_stacks, self.seat)
-        return self._encode(g.round)
-
-    def _mask(self) -> np.ndarray:
-        return self._all if self._passing or self._ended else self._legal
-
-    def _info(self, records: list[RoundRecord]) -> dict[str, Any]:
-        return {
-            "action_mask": self._mask().copy(),
+        if self._ended:  # every action legal; zeros but the final seat blocks
+            mask, obs = _ALL_LEGAL, terminal_obs(self.rules, self._final_stacks, self.seat)
+        else:
+            mask, obs = self._legal, self._encode(g.round)
+        info = {
+            "action_mask": mask.copy(),
             "rounds": records,
             "seat": self.seat,
             "no_decision": self._no_decision,
-            "num_rounds": len(self.game.record.rounds) if self.game is not None else 0,
+            "num_rounds": len(g.record.rounds),
         }
+        return (obs if self._fmt is None else self._fmt(obs, mask)), info
+
+
+_ALL_LEGAL = np.ones(NUM_ACTIONS, bool)  # the mask after the episode's end (read-only: callers copy)
+_ALL_LEGAL.setflags(write=False)
 
 
 def _round_result(rec: RoundRecord, seat: int, rules: Ruleset) -> float:
