@@ -22,14 +22,14 @@ class RandomDice:
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self._buffer_size = buffer
         self._buf: list[int] = []
-        self._pos = 0
+        self._pos = self._size = 0  # next face, faces in the buffer
 
     def roll(self, n: int) -> list[int]:
         pos = self._pos
         end = pos + n
-        if end > len(self._buf):
+        if end > self._size:
             self._buf = self.rng.integers(1, 7, size=self._buffer_size).tolist()  # faces 1..6
-            pos, end = 0, n
+            self._size, pos, end = self._buffer_size, 0, n
         self._pos = end
         return self._buf[pos:end]
 

@@ -159,9 +159,9 @@ class RoundState:
     __slots__ = (
         "_active", "_best_ms", "_best_of_turn", "_best_rank", "_cat", "_cats", "_draw", "_drawn", "_hands",
         "_hi", "_hi_seat", "_instant", "_legal", "_legal_mask", "_limit", "_lo", "_lo_count", "_lo_seat",
-        "_max_rolls", "_ms", "_order", "_paid", "_paying", "_pos", "_rank", "_ranks", "_relative", "_stacks",
-        "_table_hands", "_tables", "_turn", "_turn_limit", "_turn_rolls", "current_seat", "num_players",
-        "record", "rolls_used", "ruleset", "source", "table",
+        "_max_rolls", "_ms", "_n_order", "_order", "_paid", "_paying", "_pos", "_rank", "_ranks",
+        "_relative", "_stacks", "_table_hands", "_tables", "_turn", "_turn_limit", "_turn_rolls",
+        "current_seat", "num_players", "record", "rolls_used", "ruleset", "source", "table",
     )  # fmt: skip
 
     def __init__(
@@ -194,6 +194,7 @@ class RoundState:
         else:
             self._active = [True] * n
             self._order = _rotation(n, starting_seat)
+        self._n_order = len(self._order)
         self._tables = tables
         self._legal, self._legal_mask, self._instant = tables.legal, tables.legal_mask, tables.instant
         self._paying, self._cat = tables.own_payment, tables.category
@@ -261,7 +262,7 @@ class RoundState:
     @property
     def players_after(self) -> int:
         """Active players still to roll after the acting one."""
-        return len(self._order) - self._pos - 1
+        return self._n_order - self._pos - 1
 
     @property
     def hands(self) -> MappingProxyType[int, Hand]:
@@ -325,7 +326,7 @@ class RoundState:
         pos = self._pos
         return (
             self._ms, self._best_rank, self.rolls_used, self._turn_limit, pos == 0,
-            len(self._order) - pos - 1, self._lo, self._lo_count, self._hi, self._paid,
+            self._n_order - pos - 1, self._lo, self._lo_count, self._hi, self._paid,
         )  # fmt: skip
 
     def snapshot(self) -> RoundSnapshot:
@@ -359,7 +360,7 @@ class RoundState:
         return _new_view(  # View(ruleset=..., ..., turn_best_rank=...) in field order, minus a call
             View,
             (self.ruleset, seat, self.num_players, MULTISETS[self._ms], self.rolls_used, self._turn_limit,
-             pos == 0, len(self._order) - pos - 1, lo, self._lo_count, hi, self._paid, rel[0], rel[1],
+             pos == 0, self._n_order - pos - 1, lo, self._lo_count, hi, self._paid, rel[0], rel[1],
              self._best_rank),
         )  # fmt: skip
 
@@ -418,7 +419,7 @@ class RoundState:
         self._limit = limit_after_turn(pos == 0, self.rolls_used, self._limit, self.ruleset)
         self._pos = pos = pos + 1
         instant = self._instant[self._ms]
-        if round_over(pos, len(self._order), instant):
+        if round_over(pos, self._n_order, instant):
             self._settle(instant)
         else:
             self._start_turn()
@@ -430,7 +431,7 @@ class RoundState:
         rec.roll_limit = self._limit if tables.sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant
         rec.winner = hi = self._hi_seat
-        ranks, cats, n = self._ranks, self._cats, len(order)
+        ranks, cats, n = self._ranks, self._cats, self._n_order
         if len(ranks) < n:  # seats skipped by an instant top hand: no hand, pay by the top hand (category 0)
             ranks, cats = ranks + [-1] * (n - len(ranks)), cats + [0] * (n - len(cats))
         losers = S.round_losers(rules, ranks, self._lo, instant)
@@ -444,8 +445,7 @@ class RoundState:
         after = S.stacks_after(rules, [stacks[s] for s in order], losers, amounts, tables.lives[self._hi])
         for s, a in zip(order, after):  # noqa: B905
             stacks[s] = a
-        before = rec.stacks_before
-        rec.transfers = [stacks[s] - before[s] for s in range(len(stacks))]
+        rec.transfers = [a - b for a, b in zip(stacks, rec.stacks_before)]  # noqa: B905  (same length)
         rec.stacks_after = stacks[:]
 
     def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:
