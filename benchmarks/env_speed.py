@@ -1,12 +1,13 @@
 """Env speed: steps per second of the Zanzibar envs against Gymnasium's Blackjack-v1, in one run.
 
-Measures, for ``--seconds`` each: ``Blackjack-v1`` through ``gym.make`` (the reference, timed
-before and after the others; the ratio uses the mean), ``Zanzibar-v1`` through ``gym.make``, the raw
-:class:`~zanzibar_env.envs.env.ZanzibarEnv`, and the native vector env at 1, 256, 1024 and 4096 envs
-(a vector step of ``N`` envs counts ``N`` steps). Actions are uniform random (legal in every shipped
-ruleset); episodes are reset as they end. Figures are wall-clock steps/s and, because the machine
-may be shared, CPU-time steps/s of this process too. Targets: single env >= 2x Blackjack-v1, vector
-env >= 1,000,000 steps/s at 4096 envs.
+Measures, for ``--seconds`` each: ``Blackjack-v1`` through ``gym.make`` (the reference),
+``Zanzibar-v1`` through ``gym.make`` and the raw :class:`~zanzibar_env.envs.env.ZanzibarEnv`, taking
+turns in slices of ~20 ms so that all three see the same load (each figure is the median slice rate:
+a load burst on a shared machine hits every env alike instead of one whole measurement), then the
+native vector env at 1, 256, 1024 and 4096 envs (a vector step of ``N`` envs counts ``N`` steps).
+Actions are uniform random (legal in every shipped ruleset); episodes are reset as they end. Figures
+are wall-clock steps/s and CPU-time steps/s of this process, with both ratios to Blackjack-v1.
+Targets: single env >= 2x Blackjack-v1, vector env >= 1,000,000 steps/s at 4096 envs.
 
 Run: ``python -m benchmarks.env_speed [--seconds 2] [--ruleset classic] [--opponents random]
 [--vector-opponents greedy]``
@@ -38,6 +39,29 @@ def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
         for _ in range(16):
             steps += step()
     return steps / (time.perf_counter() - w0), steps / max(time.process_time() - c0, 1e-9)
+
+
+def interleaved(
+    steppers: dict[str, Callable[[], int]], seconds: float, slice_s: float = 0.02
+) -> dict[str, tuple[float, float]]:
+    """Time each stepper in turn, ``slice_s`` at a time, until each has run ``seconds``; per stepper the
+    median slice rate (wall steps/s, CPU steps/s)."""
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in steppers}
+    for step in steppers.values():
+        for _ in range(3):
+            step()  # warm-up
+    for _ in range(max(1, round(seconds / slice_s))):
+        for name, step in steppers.items():
+            steps, w0, c0 = 0, time.perf_counter(), time.process_time()
+            while time.perf_counter() - w0 < slice_s:
+                for _ in range(16):
+                    steps += step()
+            wall, cpu = time.perf_counter() - w0, max(time.process_time() - c0, 1e-9)
+            rates[name].append((steps / wall, steps / cpu))
+    return {
+        name: (float(np.median([w for w, _ in r])), float(np.median([c for _, c in r])))
+        for name, r in rates.items()
+    }
 
 
 def single_stepper(env: gym.Env, seed: int) -> Callable[[], int]:
@@ -80,24 +104,26 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]
     p.add_argument("--vector-opponents", default=default_vec, help="bots of the vector env (batched)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
-    rows: list[tuple[str, float, float]] = []
-    bj = [timed(single_stepper(gym.make("Blackjack-v1"), a.seed), a.seconds)]
     kw = dict(ruleset=a.ruleset, opponents=a.opponents)
-    rows.append(
-        ("Zanzibar-v1 (gym.make)", *timed(single_stepper(gym.make("Zanzibar-v1", **kw), a.seed), a.seconds))
+    single = interleaved(
+        {
+            "Blackjack-v1 (gym.make)": single_stepper(gym.make("Blackjack-v1"), a.seed),
+            "Zanzibar-v1 (gym.make)": single_stepper(gym.make("Zanzibar-v1", **kw), a.seed),
+            "ZanzibarEnv (raw)": single_stepper(ZanzibarEnv(**kw), a.seed),
+        },
+        a.seconds,
     )
-    rows.append(("ZanzibarEnv (raw)", *timed(single_stepper(ZanzibarEnv(**kw), a.seed), a.seconds)))
+    ref_wall, ref_cpu = single.pop("Blackjack-v1 (gym.make)")
+    rows: list[tuple[str, float, float]] = [(name, *r) for name, r in single.items()]
     for n in VECTOR_SIZES:
         vec = ZanzibarVectorEnv(n, ruleset=a.ruleset, opponents=a.vector_opponents, seed=a.seed)
         rows.append((f"vector env, {n} envs", *timed(vector_stepper(vec, a.seed), a.seconds)))
-    bj.append(timed(single_stepper(gym.make("Blackjack-v1"), a.seed), a.seconds))
-    ref_wall, ref_cpu = float(np.mean([b[0] for b in bj])), float(np.mean([b[1] for b in bj]))
     print(f"ruleset {a.ruleset}; single-env opponents {a.opponents}; vector opponents {a.vector_opponents}")
-    print(f"{'env':28s} {'steps/s (wall)':>15s} {'steps/s (cpu)':>15s} {'x Blackjack':>12s}")
+    print(f"{'env':28s} {'steps/s (wall)':>15s} {'steps/s (cpu)':>15s} {'x Blackjack':>12s} {'(cpu)':>7s}")
     out = [("Blackjack-v1 (gym.make)", ref_wall, ref_cpu, 1.0)]
     out += [(name, w, c, w / ref_wall) for name, w, c in rows]
     for name, w, c, ratio in out:
-        print(f"{name:28s} {w:15,.0f} {c:15,.0f} {ratio:11.2f}x")
+        print(f"{name:28s} {w:15,.0f} {c:15,.0f} {ratio:11.2f}x {c / ref_cpu:6.2f}x")
     single = out[1][3]
     vec4096 = out[-1][1]
     print(f"target single env >= 2x Blackjack-v1: {single:.2f}x -> {'met' if single >= 2 else 'NOT met'}")
