@@ -285,7 +285,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         seat, opps, n, rounds = self.seat, self.opponents, self.n, g.record.rounds
         while True:
             if len(rounds) > self._seen:
-                records.extend(self._collect())
+                self._collect(records)
                 if self._ended:
                     return records
             rnd = g.round
@@ -298,17 +298,17 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             except ValueError as e:
                 raise ValueError(f"{e} (from the opponent in seat {s})") from None
 
-    def _collect(self) -> list[RoundRecord]:
-        """Score the rounds that ended since the last call, one by one, up to the episode's end."""
+    def _collect(self, records: list[RoundRecord]) -> None:
+        """Score the rounds that ended since the last call, one by one, up to the episode's end; append
+        them to ``records``."""
         g = self.game
         assert g is not None
-        rounds, new = g.record.rounds, []
+        rounds = g.record.rounds
         while self._seen < len(rounds) and not self._ended:
             rec = rounds[self._seen]
             self._seen += 1
-            new.append(rec)
+            records.append(rec)
             self._score(rec, last=self._seen == len(rounds))
-        return new
 
     def _score(self, rec: RoundRecord, last: bool) -> None:
         """The learner's reward and episode end for a settled round (kernel: ``settlement.episode_step``)."""
