@@ -234,7 +234,7 @@ class Encoder:
             unit[1 + ((best > lo) - (best < lo)) * has], unit[1 + ((best > hi) - (best < hi)) * has],
             paid_b, tail,
         ))  # fmt: skip
-        return np.frombuffer(bytearray(buf), np.float32)
+        return np.frombuffer(bytearray(buf), _F32)  # writable: the bytearray is its own
 
     def terminal(self, stacks: np.ndarray, active: np.ndarray) -> np.ndarray:
         """``float32[R, 33]`` after an episode: zeros but the seat blocks and the table size
@@ -243,6 +243,9 @@ class Encoder:
         o = np.zeros((stacks.shape[0], OBS_SIZE), np.float32)
         self._tail(o, stacks, np.asarray(active).reshape(stacks.shape), None)
         return o
+
+
+_F32 = np.dtype(np.float32)
 
 
 def _f32(x: float) -> bytes:
