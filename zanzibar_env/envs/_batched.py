@@ -39,6 +39,7 @@ class BatchedGame:
     reward_kind: str
     max_rounds: int | None
     fixed_seat: int | None
+    seat_of: np.ndarray | None  # the learner's seat per row when given per env (-1: drawn), else None
     _sources: list[DiceSource] | None
     same_step: bool = True  # autoreset mode: SAME_STEP (True) or NEXT_STEP
 
@@ -200,6 +201,12 @@ class BatchedGame:
         """Start a new game in rows ``r``: full stacks, a learner seat, seat 0 to roll (turn not started)."""
         self.stacks[r] = self.rules.starting_stack
         if seats is not None:
+            self.seat[r] = seats
+        elif self.seat_of is not None:
+            seats = self.seat_of[r]
+            drawn = seats < 0
+            if drawn.any():
+                seats[drawn] = self._streams.integers(r[drawn], self.n)
             self.seat[r] = seats
         elif self.fixed_seat is not None:
             self.seat[r] = self.fixed_seat
