@@ -33,6 +33,7 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
+from .solver_turn import NUM_MULTISETS
 from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, save_levels, solve
 
 #: Ruleset options that change optimal play (name, description, stacks and round caps do not).
@@ -196,6 +197,38 @@ def policy_at(spec: RoundSpec, level: Level, row: Any, rolls_used: Any, m: Any, 
     return level.policy[row, rolls_used - 1, np.maximum(best, spec.rank_of_m[m]), m]
 
 
+def dense_actions(spec: RoundSpec, d: Dense, batch: ViewBatch, n: int, sel: np.ndarray | None) -> np.ndarray:
+    """Tabled actions ``int64`` of rows ``sel`` (``None``: all) of ``batch``, decisions at ``n`` active
+    players, read from ``d`` (``ValueError`` for a position or public state the round cannot reach)."""
+
+    def rows(a: Any) -> np.ndarray:
+        return np.asarray(a) if sel is None else np.asarray(a)[sel]
+
+    q = n - 1 - rows(batch.players_after)
+    if q.min() < 0:
+        raise ValueError(f"players_after out of range for {n} active players")
+    lo = rows(batch.lowest_rank)
+    lo = np.where(lo < 0, spec.num_ranks, lo)
+    x: Any = 0  # lives: x is always 0
+    if spec.kind in ("highest_hand", "lives_top"):
+        x = d.x_of_rank.take(rows(batch.highest_rank) + 1)
+    elif spec.kind == "own_hand":
+        x = rows(batch.earlier_payments)
+    key = spec.encode(lo, rows(batch.lowest_count), x, rows(batch.roll_limit))
+    if key.min() < 0 or key.max() >= d.num_keys:
+        row = np.where((key < 0) | (key >= d.num_keys), -1, 0)
+    else:  # q is in 0..n-1: a valid index
+        row = d.row.take(q * d.num_keys + key)
+    if row.min() < 0:
+        states = np.unique(key[row < 0])[:5].tolist()
+        raise ValueError(f"unreachable public state(s) {states} for this ruleset and table")
+    m = rows(batch.dice_index)
+    at = row * d.stride + (rows(batch.rolls_used) - 1) * d.per_roll + m
+    if spec.best:
+        at += np.maximum(rows(turn_best(spec, batch)), spec.rank_of_m[m]) * NUM_MULTISETS
+    return d.policy.take(at).astype(np.int64)
+
+
 def _active_counts(b: ViewBatch) -> np.ndarray:
     if b.ruleset.stake == "lives":
         return np.asarray(b.active.sum(axis=1), np.int64)
@@ -235,44 +268,15 @@ class OptimalAgent(BaseAgent):
         rolls = batch.rolls_used
         live = (batch.players_after >= 0) & (rolls >= 1) & (rolls < batch.roll_limit)
         if n_act.size and live.all() and (n_act == n_act[0]).all():  # the common case: one look-up
-            return self._look_up(batch, int(n_act[0]), None)
+            n = int(n_act[0])
+            t = self._cached(batch.ruleset, n)
+            return dense_actions(t.spec, t.dense, batch, n, None)
         out = np.full(len(batch), STOP, np.int64)
         for n in np.unique(n_act[live]).tolist():
             sel = np.flatnonzero(live & (n_act == n))
-            out[sel] = self._look_up(batch, n, sel)
+            t = self._cached(batch.ruleset, n)
+            out[sel] = dense_actions(t.spec, t.dense, batch, n, sel)
         return out
-
-    def _look_up(self, batch: ViewBatch, n: int, sel: np.ndarray | None) -> np.ndarray:
-        """Tabled actions of rows ``sel`` (``None``: all) of ``batch``, decisions at ``n`` active players."""
-        t = self._cached(batch.ruleset, n)
-        spec, d = t.spec, t.dense
-
-        def rows(a: Any) -> np.ndarray:
-            return np.asarray(a) if sel is None else np.asarray(a)[sel]
-
-        q = n - 1 - rows(batch.players_after)
-        if q.min() < 0:
-            raise ValueError(f"players_after out of range for {n} active players")
-        lo = rows(batch.lowest_rank)
-        lo = np.where(lo < 0, spec.num_ranks, lo)
-        x: Any = 0  # lives: x is always 0
-        if spec.kind in ("highest_hand", "lives_top"):
-            x = d.x_of_rank.take(rows(batch.highest_rank) + 1)
-        elif spec.kind == "own_hand":
-            x = rows(batch.earlier_payments)
-        key = spec.encode(lo, rows(batch.lowest_count), x, rows(batch.roll_limit))
-        at = q * d.num_keys + key
-        row = d.row.take(at.clip(0, d.row.size - 1))
-        bad = (row < 0) | (key < 0) | (key >= d.num_keys)
-        if bad.any():
-            states = np.unique(key[bad])[:5].tolist()
-            raise ValueError(f"unreachable public state(s) {states} for this ruleset and table")
-        m = rows(batch.dice_index)
-        at = row * d.stride + (rows(batch.rolls_used) - 1) * d.per_roll + m
-        if spec.best:
-            best = np.maximum(rows(turn_best(spec, batch)), spec.rank_of_m[m])
-            at += best * 56
-        return d.policy.take(at).astype(np.int64)
 
     def act(self, view: View) -> int:
         """Optimal hold mask for one view (a scalar fast path of :meth:`act_batch`)."""

@@ -265,7 +265,7 @@ class BatchedGame:
             won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
-        term = np.broadcast_to(term, s.shape)
+        term = np.full(s.shape, bool(term)) if np.ndim(term) == 0 else term  # rounds: always True
         self.term[s] = term
         if self.max_rounds is not None and self.episode == "game":
             self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)

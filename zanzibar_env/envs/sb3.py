@@ -114,12 +114,16 @@ class SB3VecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if done.any():
             elapsed = round(time.perf_counter() - self._t0, 6)
-            for i in np.flatnonzero(done):
-                g = int(np.searchsorted(b, i, side="right")) - 1
+            ended = np.flatnonzero(done)
+            venv = (np.searchsorted(b, ended, side="right") - 1).tolist()
+            cut = (trunc & ~term)[ended].tolist()
+            ret, length = self._returns[ended].tolist(), self._lengths[ended].tolist()
+            for k, i in enumerate(ended.tolist()):
+                g = venv[k]
                 infos[i] = {
                     "terminal_observation": np.asarray(parts[g][4]["final_obs"][i - b[g]], np.float32),
-                    "TimeLimit.truncated": bool(trunc[i] and not term[i]),
-                    "episode": {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": elapsed},
+                    "TimeLimit.truncated": cut[k],
+                    "episode": {"r": ret[k], "l": length[k], "t": elapsed},
                 }
             self._returns[done] = 0.0
             self._lengths[done] = 0

@@ -8,7 +8,7 @@ per-env Python loop on the hot path); opponents act through ``agent.act_batch(Vi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -171,30 +171,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     def view_field(self, name: str, r: np.ndarray) -> Any:
         """One :class:`ViewBatch` field for the acting players of rows ``r``."""
-        pos = self.pos[r]
-        if name == "dice":
-            return _MS_DICE.take(self.ms[r], 0)  # = _MS_DICE[ms], several times faster
-        if name == "roll_limit":
-            return K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls)
-        if name == "is_first":
-            return (pos == 0).astype(np.int64)
-        if name == "players_after":
-            return self.norder[r] - pos - 1
-        if name == "num_players":
-            return np.full(r.size, self.n, np.int64)
-        if name in ("stacks", "active"):
-            return self._rel(self.cur[r], r)[name == "active"]
-        plain = {
-            "rolls_used": self.rolls,
-            "lowest_rank": self.lo_rank,
-            "lowest_count": self.lo_count,
-            "highest_rank": self.hi_rank,
-            "earlier_payments": self.epay,
-            "turn_best_rank": self.best_rank,
-        }
-        if name in plain:
-            return plain[name][r]
-        raise AttributeError(name)
+        field = _FIELD_OF.get(name)
+        if field is None:
+            raise AttributeError(name)
+        return field(self, r)
 
     def view_batch(self, r: np.ndarray, lazy: bool = False) -> ViewBatch:
         """The acting players' views for rows ``r`` (each at a decision); ``lazy``: fields on first use."""
@@ -421,6 +401,22 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "ruleset")
+_FIELD_OF: dict[str, Callable[[ZanzibarVectorEnv, np.ndarray], Any]] = {  # ViewBatch field of rows r
+    "dice": lambda g, r: _MS_DICE.take(g.ms[r], 0),  # = _MS_DICE[ms], several times faster
+    "rolls_used": lambda g, r: g.rolls[r],
+    "roll_limit": lambda g, r: K.turn_limit(g.pos[r] == 0, g.limit[r], g.rules.max_rolls),
+    "is_first": lambda g, r: (g.pos[r] == 0).astype(np.int64),
+    "players_after": lambda g, r: g.norder[r] - g.pos[r] - 1,
+    "lowest_rank": lambda g, r: g.lo_rank[r],
+    "lowest_count": lambda g, r: g.lo_count[r],
+    "highest_rank": lambda g, r: g.hi_rank[r],
+    "earlier_payments": lambda g, r: g.epay[r],
+    "stacks": lambda g, r: g._rel(g.cur[r], r)[0],
+    "active": lambda g, r: g._rel(g.cur[r], r)[1],
+    "num_players": lambda g, r: np.full(r.size, g.n, np.int64),
+    "turn_best_rank": lambda g, r: g.best_rank[r],
+}
+assert set(_FIELD_OF) == set(_FIELDS)
 
 
 class LazyViewBatch(ViewBatch):
@@ -444,6 +440,9 @@ class LazyViewBatch(ViewBatch):
         if name == "row_rng":  # per-env draws for stochastic bots (the protocol in core.bots)
             value: Any = self._game._streams.rows(self._rows)
         else:
-            value = self._game.view_field(name, self._rows)
+            field = _FIELD_OF.get(name)
+            if field is None:
+                raise AttributeError(name)
+            value = field(self._game, self._rows)
         setattr(self, name, value)
         return value
