@@ -165,7 +165,7 @@ class SB3VecEnv(VecEnv):
         idx = self._indices(indices)
         if method_name == "action_masks":
             masks = self.action_masks()
-            return [masks[i] for i in idx]
+            return list(masks) if indices is None else [masks[i] for i in idx]
         results = [getattr(v, method_name)(*method_args, **method_kwargs) for v in self.venvs]
         return [results[0] for _ in idx]
 
