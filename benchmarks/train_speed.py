@@ -3,9 +3,11 @@
 Zanzibar runs the default training setup exactly as ``python -m train.ppo`` builds it
 (``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`train.sb3_vec.SB3VecEnv`
 against ``optimal`` and the exploiter, MaskablePPO with the one-hot features extractor), once more with
-plain PPO. CartPole-v1 runs SB3's ``make_vec_env`` (a ``DummyVecEnv`` of ``num_envs`` Gymnasium envs)
-with plain PPO and the same ``n_steps``, ``batch_size``, ``n_epochs``, network and learning rate
-(its plain 4-float observation needs no features extractor). One torch thread each, the same fixed
+plain PPO, and once as its SB3 part alone (the same MaskablePPO on the env's first 64 steps replayed at
+almost no cost: the ceiling SB3's own rollout and update loop sets). CartPole-v1 runs SB3's
+``make_vec_env`` (a ``DummyVecEnv`` of ``num_envs`` Gymnasium envs) with plain PPO and the same
+``n_steps``, ``batch_size``, ``n_epochs``, network and learning rate (its plain 4-float observation
+needs no features extractor). One torch thread each, the same fixed
 budget of env steps, SB3's overhead (rollout collection, GAE, gradient steps) included in both;
 evaluation, TensorBoard and the progress bar are off. Rates are wall-clock steps/s and, because the
 machine may be shared, CPU-time steps/s of this process too (each ratio against the CartPole rate of
