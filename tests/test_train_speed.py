@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from benchmarks import train_speed  # noqa: E402
+from benchmarks import train_speed
 
 
 def test_train_speed_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:

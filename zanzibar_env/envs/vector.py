@@ -156,7 +156,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._reported = np.zeros(self.num_envs, bool)  # NEXT_STEP: ended last step, reset at this one
         self._nodec = np.zeros(self.num_envs, bool)  # the row's episode had no decision
         self._steps = np.zeros(self.num_envs, np.int64)  # learner steps in the row's episode
-        self._skips = np.zeros(self.num_envs, np.int64)  # skip_no_decision: resets of the row in this step
+        self._skips = np.zeros(self.num_envs, np.int64)  # skip_no_decision: resets of the row in one _play
         self._cut_obs: tuple[np.ndarray, np.ndarray] | None = None  # rows cut by max_episode_steps
 
     # ---- views and opponents --------------------------------------------------------------------
