@@ -38,10 +38,10 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 from .base import BaseAgent
-from .optimal import BEST_FIELD, batch_states, policy_at, turn_best
+from .optimal import BEST_FIELD, dense_actions, dense_tables
 from .random_agent import RandomAgent
 from .registry import make_agent
-from .solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
+from .solver import Level, RoundSpec, enumerate_levels, seat_values, solve
 from .solver_turn import NUM_MULTISETS, legal_mask
 
 _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
@@ -222,21 +222,14 @@ class BestResponse(BaseAgent):
     ) -> None:
         self.seat, self.value, self.agent_value = seat, value, agent_value
         self._spec, self._levels = spec, levels
+        self._dense = dense_tables(spec, levels)
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         """Hold masks for decisions of a 2-player round of this ruleset: the best response in its own seat;
         in the other seat, the fixed agent's most likely action (so the pair replays the evaluated match)."""
         if (batch.num_players != 2).any():
             raise ValueError("a best response plays 2-player rounds only")
-        q, key = batch_states(self._spec, batch)
-        best = turn_best(self._spec, batch)
-        out = np.empty(len(batch), np.int64)
-        for qq in (0, 1):
-            rows = np.flatnonzero(q == qq)
-            lv, b = self._levels[qq], None if best is None else np.asarray(best)[rows]
-            row = lookup(lv.keys, key[rows])
-            out[rows] = policy_at(self._spec, lv, row, batch.rolls_used[rows], batch.dice_index[rows], b)
-        return out
+        return dense_actions(self._spec, self._dense, batch, 2, None)
 
     def act(self, view: View) -> int:
         return int(self.act_batch(ViewBatch.from_views([view]))[0])

@@ -33,7 +33,8 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
 from .base import BaseAgent
-from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, lookup, save_levels, solve
+from .solver_turn import NUM_MULTISETS
+from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, save_levels, solve
 
 #: Ruleset options that change optimal play (name, description, stacks and round caps do not).
 PLAY_OPTIONS = (
@@ -70,11 +71,54 @@ def table_key(ruleset: Ruleset, n: int) -> str:
 
 
 @dataclass
+class Dense:
+    """Every position's policy as flat arrays, so that a batch look-up is a few ``take`` calls.
+
+    ``row[q * num_keys + key]`` is the row of public state ``key`` at position ``q`` counted over all
+    positions (``-1``: the round never reaches it); ``policy`` holds the positions' ``Level.policy``
+    one after the other, flattened, ``stride`` entries per row (``[roll - 1, (best rank,) multiset]``,
+    ``per_roll`` entries per roll);
+    ``x_of_rank[rank + 1]`` is the state's ``x`` for a highest hand of ``rank`` (``-1``: none yet).
+    """
+
+    num_keys: int
+    row: np.ndarray
+    policy: np.ndarray
+    stride: int
+    per_roll: int
+    x_of_rank: np.ndarray
+
+
+def dense_tables(spec: RoundSpec, levels: list[Level]) -> Dense:
+    """The :class:`Dense` look-up of solved ``levels`` (positions ``0..spec.n - 1``)."""
+    keys = [levels[q].keys for q in range(spec.n)]
+    num_keys = max(int(k.max()) for k in keys) + 1
+    row = np.full(spec.n * num_keys, -1, np.int64)
+    start = 0
+    for q, k in enumerate(keys):
+        row[q * num_keys + k] = start + np.arange(k.size)
+        start += k.size
+    policy = np.concatenate([levels[q].policy.reshape(k.size, -1) for q, k in enumerate(keys)])
+    no_top = np.array([spec.no_top if spec.kind in ("highest_hand", "lives_top") else 0])
+    x_of_rank = np.concatenate([no_top, spec.top_class(np.arange(spec.num_ranks))])
+    per_roll = int(np.prod(levels[0].policy.shape[2:]))
+    return Dense(num_keys, row, policy.ravel(), policy.shape[1], per_roll, x_of_rank.astype(np.int64))
+
+
+@dataclass
 class Solved:
     """The solved tables of one ruleset and table size."""
 
     spec: RoundSpec
     levels: list[Level]
+    _dense: Dense | None = None
+
+    @property
+    def dense(self) -> Dense:
+        """The :class:`Dense` look-up of these tables (built on first use)."""
+        if self._dense is None:
+            self._dense = dense_tables(self.spec, self.levels)
+        return self._dense
 
 
 _MEMORY: dict[str, Solved] = {}  # process-wide: every agent shares solved tables
@@ -153,6 +197,38 @@ def policy_at(spec: RoundSpec, level: Level, row: Any, rolls_used: Any, m: Any, 
     return level.policy[row, rolls_used - 1, np.maximum(best, spec.rank_of_m[m]), m]
 
 
+def dense_actions(spec: RoundSpec, d: Dense, batch: ViewBatch, n: int, sel: np.ndarray | None) -> np.ndarray:
+    """Tabled actions ``int64`` of rows ``sel`` (``None``: all) of ``batch``, decisions at ``n`` active
+    players, read from ``d`` (``ValueError`` for a position or public state the round cannot reach)."""
+
+    def rows(a: Any) -> np.ndarray:
+        return np.asarray(a) if sel is None else np.asarray(a)[sel]
+
+    q = n - 1 - rows(batch.players_after)
+    if q.min() < 0:
+        raise ValueError(f"players_after out of range for {n} active players")
+    lo = rows(batch.lowest_rank)
+    lo = np.where(lo < 0, spec.num_ranks, lo)
+    x: Any = 0  # lives: x is always 0
+    if spec.kind in ("highest_hand", "lives_top"):
+        x = d.x_of_rank.take(rows(batch.highest_rank) + 1)
+    elif spec.kind == "own_hand":
+        x = rows(batch.earlier_payments)
+    key = spec.encode(lo, rows(batch.lowest_count), x, rows(batch.roll_limit))
+    if key.min() < 0 or key.max() >= d.num_keys:
+        row = np.where((key < 0) | (key >= d.num_keys), -1, 0)
+    else:  # q is in 0..n-1: a valid index
+        row = d.row.take(q * d.num_keys + key)
+    if row.min() < 0:
+        states = np.unique(key[row < 0])[:5].tolist()
+        raise ValueError(f"unreachable public state(s) {states} for this ruleset and table")
+    m = rows(batch.dice_index)
+    at = row * d.stride + (rows(batch.rolls_used) - 1) * d.per_roll + m
+    if spec.best:
+        at += np.maximum(rows(turn_best(spec, batch)), spec.rank_of_m[m]) * NUM_MULTISETS
+    return d.policy.take(at).astype(np.int64)
+
+
 def _active_counts(b: ViewBatch) -> np.ndarray:
     if b.ruleset.stake == "lives":
         return np.asarray(b.active.sum(axis=1), np.int64)
@@ -182,34 +258,24 @@ class OptimalAgent(BaseAgent):
         return solved_tables(ruleset, n, self.cache_dir, self.use_disk)
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        """Optimal hold masks ``int64[B]`` by vectorised table look-up.
+        """Optimal hold masks ``int64[B]`` by vectorised table look-up (:class:`Dense`).
 
         Rows that are not decisions (``players_after < 0`` or no roll left, as in finished rows of a
         vector env awaiting reset) get ``STOP``; a decision in a state the round cannot reach raises
         ``ValueError``.
         """
-        out = np.full(len(batch), STOP, np.int64)
         n_act = _active_counts(batch)
-        dice, rolls = batch.dice_index, batch.rolls_used
+        rolls = batch.rolls_used
         live = (batch.players_after >= 0) & (rolls >= 1) & (rolls < batch.roll_limit)
-        one_n = n_act.size > 0 and bool((n_act == n_act[0]).all())  # the common case: no np.unique
-        for n in [int(n_act[0])] if one_n else np.unique(n_act[live]).tolist():
-            sel = np.flatnonzero(live if one_n else live & (n_act == n))
-            if not sel.size:
-                continue
+        if n_act.size and live.all() and (n_act == n_act[0]).all():  # the common case: one look-up
+            n = int(n_act[0])
             t = self._cached(batch.ruleset, n)
-            q, key = batch_states(t.spec, batch)
-            best = turn_best(t.spec, batch)
-            qs = q[sel]
-            if (qs < 0).any():
-                raise ValueError(f"players_after out of range for {n} active players")
-            for qq in range(n):  # positions 0..n-1 (players_after >= 0 keeps q below n)
-                rows = sel[qs == qq]
-                if not rows.size:
-                    continue
-                row = lookup(t.levels[qq].keys, key[rows])
-                b = None if best is None else np.asarray(best)[rows]
-                out[rows] = policy_at(t.spec, t.levels[qq], row, rolls[rows], dice[rows], b)
+            return dense_actions(t.spec, t.dense, batch, n, None)
+        out = np.full(len(batch), STOP, np.int64)
+        for n in np.unique(n_act[live]).tolist():
+            sel = np.flatnonzero(live & (n_act == n))
+            t = self._cached(batch.ruleset, n)
+            out[sel] = dense_actions(t.spec, t.dense, batch, n, sel)
         return out
 
     def act(self, view: View) -> int:

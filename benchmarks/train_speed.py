@@ -3,9 +3,11 @@
 Zanzibar runs the default training setup exactly as ``python -m train.ppo`` builds it
 (``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`train.sb3_vec.SB3VecEnv`
 against ``optimal`` and the exploiter, MaskablePPO with the one-hot features extractor), once more with
-plain PPO. CartPole-v1 runs SB3's ``make_vec_env`` (a ``DummyVecEnv`` of ``num_envs`` Gymnasium envs)
-with plain PPO and the same ``n_steps``, ``batch_size``, ``n_epochs``, network and learning rate
-(its plain 4-float observation needs no features extractor). One torch thread each, the same fixed
+plain PPO, and once as its SB3 part alone (the same MaskablePPO on the env's first 64 steps replayed at
+almost no cost: the ceiling SB3's own rollout and update loop sets). CartPole-v1 runs SB3's
+``make_vec_env`` (a ``DummyVecEnv`` of ``num_envs`` Gymnasium envs) with plain PPO and the same
+``n_steps``, ``batch_size``, ``n_epochs``, network and learning rate (its plain 4-float observation
+needs no features extractor). One torch thread each, the same fixed
 budget of env steps, SB3's overhead (rollout collection, GAE, gradient steps) included in both;
 evaluation, TensorBoard and the progress bar are off. Rates are wall-clock steps/s and, because the
 machine may be shared, CPU-time steps/s of this process too (each ratio against the CartPole rate of
@@ -22,9 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecEnv
 
 from train.opponents import build_opponents
 from train.config import TrainConfig, load_config
@@ -72,6 +76,61 @@ def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> tuple[float, floa
     return speed
 
 
+class _Replay(VecEnv):
+    """The training env's first ``k`` steps (random legal actions), replayed in a loop at almost no
+    cost: what SB3 alone (rollouts, masks, the features extractor, updates) allows on this setup."""
+
+    def __init__(self, env: VecEnv, k: int = 64) -> None:
+        super().__init__(env.num_envs, env.observation_space, env.action_space)
+        rng = np.random.default_rng(0)
+        self._first = env.reset()
+        self._steps: list[tuple[Any, ...]] = []
+        for _ in range(k):
+            masks = env.env_method("action_masks")
+            out = env.step(np.argmax(rng.random((env.num_envs, 8)) * np.stack(masks), 1))
+            self._steps.append((masks, *out))
+        self._t = 0
+
+    def reset(self) -> np.ndarray:
+        self._t = 0
+        return self._first
+
+    def step_async(self, actions: np.ndarray) -> None:
+        pass
+
+    def step_wait(self) -> Any:
+        _, obs, rew, done, infos = self._steps[self._t % len(self._steps)]
+        self._t += 1
+        return obs, rew.copy(), done, infos
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        return list(self._steps[self._t % len(self._steps)][0])  # only "action_masks" is asked for
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        return [None] * self.num_envs
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks"
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        pass
+
+    def env_is_wrapped(self, wrapper_class: Any, indices: Any = None) -> list[bool]:
+        return [False] * self.num_envs
+
+    def close(self) -> None:
+        pass
+
+
+def sb3_only_speed(cfg: TrainConfig, steps: int) -> tuple[float, float]:
+    """Env steps/s of :func:`zanzibar_speed`'s MaskablePPO on :class:`_Replay` (the env's cost removed)."""
+    seed_everything(cfg.seed, cfg.torch_threads)
+    run_cfg = dataclasses.replace(cfg, algo="maskable_ppo", tensorboard=False)
+    opp = build_opponents(run_cfg, run_dir=None)
+    env = _Replay(make_env(run_cfg, opp.opponents, opp.groups))
+    return _time_learn(make_model(run_cfg, env, Path(".")), steps)  # type: ignore[arg-type]
+
+
 def cartpole_speed(cfg: TrainConfig, steps: int) -> tuple[float, float]:
     seed_everything(cfg.seed, cfg.torch_threads)
     env = make_vec_env("CartPole-v1", n_envs=cfg.num_envs, seed=cfg.seed)
@@ -97,11 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     z_mask = zanzibar_speed(cfg, args.steps, "maskable_ppo")
     z_plain = zanzibar_speed(cfg, args.steps, "ppo")
+    z_sb3 = sb3_only_speed(cfg, args.steps)
     cart = cartpole_speed(cfg, args.steps)
     print(f"{'setup':<44} {'env steps/s':>12} {'ratio':>7} {'cpu steps/s':>12} {'cpu ratio':>10}")
     rows = [
         ("Zanzibar default (MaskablePPO, SB3VecEnv)", z_mask),
         ("Zanzibar default (plain PPO, SB3VecEnv)", z_plain),
+        ("its SB3 part alone (MaskablePPO, env replayed)", z_sb3),
         ("CartPole-v1 (plain PPO, DummyVecEnv)", cart),
     ]
     for name, (wall, cpu) in rows:

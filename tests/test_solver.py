@@ -269,6 +269,10 @@ def test_disk_cache_pickle_and_errors(tmp_path: Path) -> None:
         RoundSpec.of(rules.replace(instant_zanzibar="worst_so_far_loses"), 3)
     with pytest.raises(ValueError, match="unreachable"):
         lookup(first.levels[1].keys, np.array([-5 + 10**9]))
+    batch = ViewBatch.from_views([view, view])
+    batch.lowest_count[1] = 7  # seven earlier players at a table of three: no such state
+    with pytest.raises(ValueError, match="unreachable"):
+        agent.act_batch(batch)
 
 
 def test_classic_first_roll_choice_is_sensible(tmp_path: Path) -> None:

@@ -123,29 +123,25 @@ def seed_everything(seed: int, threads: int) -> None:
 def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``).
 
-    With ``second_seat_frac > 0`` the envs are split in two, each part playing every opponent group:
-    the first follows ``cfg.seat``, in the second the learner always rolls second (seat 1).
+    With ``second_seat_frac > 0`` the envs are split in two parts in one vector env (a seat per env),
+    each part playing every opponent group: the first follows ``cfg.seat``, in the second the learner
+    always rolls second (seat 1); each part is seeded as its own vector env (``make_sb3_env``).
     """
     follow, second = seat_split(cfg)
-    parts = [(follow, cfg.seat, cfg.seed), (second, 1, cfg.seed + 1_000_003)]
-    envs = [
-        make_sb3_env(
-            cfg.env_id,
-            size,
-            ruleset=cfg.ruleset,
-            num_players=cfg.num_players,
-            opponents=opponents,
-            seat=seat,
-            reward=cfg.reward,
-            max_rounds=cfg.max_rounds,
-            seed=seed,
-            groups=groups,
-            skip_no_decision=cfg.skip_no_decision,
-        )
-        for size, seat, seed in parts
-        if size
-    ]
-    return envs[0] if len(envs) == 1 else SB3VecEnv([v for e in envs for v in e.venvs])
+    seat: Any = [cfg.seat] * follow + [1] * second if second else cfg.seat
+    return make_sb3_env(
+        cfg.env_id,
+        cfg.num_envs,
+        ruleset=cfg.ruleset,
+        num_players=cfg.num_players,
+        opponents=opponents,
+        seat=seat,
+        reward=cfg.reward,
+        max_rounds=cfg.max_rounds,
+        seed=cfg.seed,
+        groups=groups,
+        skip_no_decision=cfg.skip_no_decision,
+    )
 
 
 def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:

@@ -39,6 +39,7 @@ class BatchedGame:
     reward_kind: str
     max_rounds: int | None
     fixed_seat: int | None
+    seat_of: np.ndarray | None  # the learner's seat per row when given per env (-1: drawn), else None
     _sources: list[DiceSource] | None
     same_step: bool = True  # autoreset mode: SAME_STEP (True) or NEXT_STEP
 
@@ -201,6 +202,12 @@ class BatchedGame:
         self.stacks[r] = self.rules.starting_stack
         if seats is not None:
             self.seat[r] = seats
+        elif self.seat_of is not None:
+            seats = self.seat_of[r]
+            drawn = seats < 0
+            if drawn.any():
+                seats[drawn] = self._streams.integers(r[drawn], self.n)
+            self.seat[r] = seats
         elif self.fixed_seat is not None:
             self.seat[r] = self.fixed_seat
         else:
@@ -258,7 +265,7 @@ class BatchedGame:
             won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
-        term = np.broadcast_to(term, s.shape)
+        term = np.full(s.shape, bool(term)) if np.ndim(term) == 0 else term  # rounds: always True
         self.term[s] = term
         if self.max_rounds is not None and self.episode == "game":
             self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)

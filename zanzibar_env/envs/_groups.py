@@ -21,7 +21,8 @@ class GroupedVectorEnv(ZanzibarVectorEnv):
     """``sum(sizes)`` envs; rows ``[sum(sizes[:g]), sum(sizes[:g + 1]))`` play ``groups[g]``.
 
     Each ``groups[g]`` is an opponents spec as :class:`ZanzibarVectorEnv` takes it (one spec for every
-    other seat, or one per other seat); the other keyword arguments go to :class:`ZanzibarVectorEnv`.
+    other seat, or one per other seat); groups holding the very same spec object share its agents. The
+    other keyword arguments go to :class:`ZanzibarVectorEnv`.
     ``reset(seed=...)`` reseeds every distinct opponent of every group, in group order.
     """
 
@@ -29,7 +30,10 @@ class GroupedVectorEnv(ZanzibarVectorEnv):
         if len(sizes) != len(groups) or not groups or any(int(s) < 1 for s in sizes):
             raise ValueError(f"need one positive size per opponents group, got sizes {list(sizes)!r}")
         super().__init__(int(sum(sizes)), opponents=groups[0], **kwargs)
-        per_group = [self.opponents, *(U.make_opponents(spec, self.n) for spec in groups[1:])]
+        per_group = [self.opponents]
+        for g, spec in enumerate(groups[1:], 1):  # a spec object met before plays with the same agents
+            same = [h for h in range(g) if groups[h] is spec]
+            per_group.append(per_group[same[0]] if same else U.make_opponents(spec, self.n))
         self._agents: list[Any] = []  # distinct agents, in group and seat order
         index = np.zeros((len(groups), self.n - 1), np.int64)
         for g, seats in enumerate(per_group):
@@ -49,7 +53,8 @@ class GroupedVectorEnv(ZanzibarVectorEnv):
         who = self._agent_of[self._group[r], (self.cur[r] - self.seat[r]) % self.n - 1]
         if len(self._agents) == 1 or (who == who[0]).all():
             return self._agent_act(self._agents[int(who[0])], r)
-        for i in np.unique(who):
+        for i, agent in enumerate(self._agents):  # a handful of agents: cheaper than np.unique
             m = who == i
-            act[m] = self._agent_act(self._agents[int(i)], r[m])
+            if m.any():
+                act[m] = self._agent_act(agent, r[m])
         return act

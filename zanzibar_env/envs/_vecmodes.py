@@ -6,6 +6,7 @@ kept apart from the stepping code so each stays small.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from ._batched import BatchedGame
 
 
 class VectorConventions(BatchedGame):
-    """Autoreset mode, ``max_episode_steps``, ``skip_no_decision``, ``options["seat"]``, per-env seeds."""
+    """Autoreset mode, ``max_episode_steps``, ``skip_no_decision``, seats per env and reset, per-env seeds."""
 
     metadata: dict[str, Any]
     _steps: np.ndarray
@@ -25,6 +26,8 @@ class VectorConventions(BatchedGame):
     opponents: list[Any]
     _np_random: np.random.Generator | None
     _np_random_seed: int | None
+
+    _skips: np.ndarray
 
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
         raise NotImplementedError
@@ -65,6 +68,13 @@ class VectorConventions(BatchedGame):
         self._np_random_seed = int(seed) if isinstance(seed, (int, np.integer)) else -1
         U.seed_opponents(self.opponents, self._np_random)
 
+    def _per_env_seats(self, seat: Sequence[Any]) -> np.ndarray:
+        """``seat=`` given per env: ``int[N]``, the learner's seat of each env, ``-1`` where ``"random"``."""
+        if len(seat) != self.num_envs:
+            raise ValueError(f"seat: got {len(seat)} values for {self.num_envs} envs (give one, or one each)")
+        fixed = [U.check_seat(s, self.n) for s in seat]
+        return np.array([-1 if s is None else s for s in fixed], np.int64)
+
     def _seat_option(self, options: dict[str, Any] | None) -> np.ndarray | None:
         if not options or options.get("seat") is None:
             return None
@@ -93,18 +103,19 @@ class VectorConventions(BatchedGame):
         else:
             self._cut_obs = (cut, obs)
 
-    def _skip_no_decision(self) -> None:
-        """``skip_no_decision``: begin again every new episode that ended before the learner's decision."""
-        if not self.skip_no_decision:
-            return
-        for _ in range(U.MAX_SKIPS):
-            r = np.flatnonzero(self.fresh & (self.term | self.trunc))
-            if not r.size:
-                return
-            self.pend[r] = 0.0
-            self.begin_episode(r)
-            self._play(r[:0], r[:0], r)
-        raise RuntimeError(f"no decision in {U.MAX_SKIPS} resets; set skip_no_decision=False")
+    def _begin_again(self, t: np.ndarray) -> np.ndarray:
+        """``skip_no_decision``: begin again the new episodes among rows ``t`` that ended before the
+        learner's decision; returns the rows whose first turn is over at once (to resolve)."""
+        again = t[self.fresh[t] & (self.term[t] | self.trunc[t])]
+        if not again.size:
+            return again
+        skips = self._skips[again] + 1
+        if skips.max() > U.MAX_SKIPS:
+            raise RuntimeError(f"no decision in {U.MAX_SKIPS} resets; set skip_no_decision=False")
+        self._skips[again] = skips
+        self.pend[again] = 0.0
+        self.begin_episode(again)
+        return again[self._start_turn(again)]
 
 
 def env_seeds(seed: Any, num_envs: int) -> list[int | None]:

@@ -46,10 +46,15 @@ class SB3VecEnv(VecEnv):
 
     Several vector envs are concatenated in order: env ``i`` of the SB3 side is env ``i - offset_g`` of
     vector env ``g``, reset with ``seed + 7919 * g``. (:func:`make_sb3_env` builds a single one, with its
-    opponent groups inside.)
+    opponent groups inside.) ``seed_offsets`` (one vector env only): env ``i`` is reset with the seed
+    ``seed + seed_offsets[i]`` instead of ``seed + i``.
     """
 
-    def __init__(self, venvs: gym.vector.VectorEnv | Sequence[gym.vector.VectorEnv]) -> None:
+    def __init__(
+        self,
+        venvs: gym.vector.VectorEnv | Sequence[gym.vector.VectorEnv],
+        seed_offsets: Sequence[int] | None = None,
+    ) -> None:
         self.venvs = [venvs] if isinstance(venvs, gym.vector.VectorEnv) else list(venvs)
         if not self.venvs:
             raise ValueError("SB3VecEnv needs at least one vector env")
@@ -66,6 +71,9 @@ class SB3VecEnv(VecEnv):
         self._lengths = np.zeros(n, np.int64)
         self._t0 = time.perf_counter()
         self._actions: np.ndarray | None = None
+        if seed_offsets is not None and (len(self.venvs) != 1 or len(seed_offsets) != n):
+            raise ValueError(f"seed_offsets needs one vector env and {n} offsets, got {len(seed_offsets)}")
+        self._offsets = None if seed_offsets is None else [int(o) for o in seed_offsets]
         first = self.venvs[0]
         super().__init__(n, first.single_observation_space, first.single_action_space)
 
@@ -77,7 +85,12 @@ class SB3VecEnv(VecEnv):
     # ---- core -----------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
         seed = self._seeds[0]
-        obs = [v.reset(seed=None if seed is None else seed + 7919 * g)[0] for g, v in enumerate(self.venvs)]
+        if seed is not None and self._offsets is not None:
+            seeds: Any = [seed + o for o in self._offsets]
+            obs = [self.venv.reset(seed=seeds)[0]]
+        else:
+            seeds = [None if seed is None else seed + 7919 * g for g in range(len(self.venvs))]
+            obs = [v.reset(seed=s)[0] for v, s in zip(self.venvs, seeds, strict=True)]
         self._reset_seeds()
         self._returns[:] = 0.0
         self._lengths[:] = 0
@@ -101,12 +114,16 @@ class SB3VecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if done.any():
             elapsed = round(time.perf_counter() - self._t0, 6)
-            for i in np.flatnonzero(done):
-                g = int(np.searchsorted(b, i, side="right")) - 1
+            ended = np.flatnonzero(done)
+            venv = (np.searchsorted(b, ended, side="right") - 1).tolist()
+            cut = (trunc & ~term)[ended].tolist()
+            ret, length = self._returns[ended].tolist(), self._lengths[ended].tolist()
+            for k, i in enumerate(ended.tolist()):
+                g = venv[k]
                 infos[i] = {
                     "terminal_observation": np.asarray(parts[g][4]["final_obs"][i - b[g]], np.float32),
-                    "TimeLimit.truncated": bool(trunc[i] and not term[i]),
-                    "episode": {"r": float(self._returns[i]), "l": int(self._lengths[i]), "t": elapsed},
+                    "TimeLimit.truncated": cut[k],
+                    "episode": {"r": ret[k], "l": length[k], "t": elapsed},
                 }
             self._returns[done] = 0.0
             self._lengths[done] = 0
@@ -148,7 +165,7 @@ class SB3VecEnv(VecEnv):
         idx = self._indices(indices)
         if method_name == "action_masks":
             masks = self.action_masks()
-            return [masks[i] for i in idx]
+            return list(masks) if indices is None else [masks[i] for i in idx]
         results = [getattr(v, method_name)(*method_args, **method_kwargs) for v in self.venvs]
         return [results[0] for _ in idx]
 
@@ -166,7 +183,7 @@ def make_sb3_env(
     ruleset: Any = "classic",
     num_players: int = 2,
     opponents: Any = "random",
-    seat: str | int = "random",
+    seat: str | int | Sequence[str | int] = "random",
     reward: str = "chips",
     max_rounds: int | None = None,
     seed: int | None = None,
@@ -180,27 +197,57 @@ def make_sb3_env(
     evenly into groups instead, each playing its own opponents; adjacent groups holding the very same
     spec object are merged. All groups run in one batched env (:class:`~zanzibar_env.envs._groups.
     GroupedVectorEnv`; only the opponents' decisions are made per group), seeded with ``seed``.
-    ``skip_no_decision``: episodes that end before the learner's first decision are replayed, not
-    returned as a dummy step.
+    ``seat``: one for every env, or one per env (an int or ``"random"`` each); then each run of envs with
+    the same seat is a *part*, split into the groups on its own (so every part plays every group), and
+    env ``j`` of part ``p`` is seeded with ``seed + 7919 * p + j`` (as if each part were its own vector
+    env, see :class:`SB3VecEnv`). ``skip_no_decision``: episodes that end before the learner's first
+    decision are replayed, not returned as a dummy step.
     """
     episodes = {"ZanzibarRound-v1": "round", "Zanzibar-v1": "game"}
     if env_id not in episodes:
         raise ValueError(f"env_id must be one of {list(episodes)}, got {env_id!r}")
-    specs = groups if groups else [opponents]
-    if len(specs) > num_envs:
-        raise ValueError(f"num_envs={num_envs} is smaller than the {len(specs)} opponent groups")
-    sizes = [num_envs // len(specs) + (g < num_envs % len(specs)) for g in range(len(specs))]
-    merged: list[tuple[Any, int]] = []  # adjacent groups with the same opponents become one group
-    for spec, size in zip(specs, sizes, strict=True):
-        if merged and merged[-1][0] is spec:
-            merged[-1] = (spec, merged[-1][1] + size)
-        else:
-            merged.append((spec, size))
+    parts = _seat_parts(num_envs, seat)
+    merged = _group_layout([size for _, size in parts], groups if groups else [opponents])
+    offsets = None
+    if len(parts) > 1:
+        offsets = [7919 * p + j for p, (_, size) in enumerate(parts) for j in range(size)]
     kwargs: dict[str, Any] = dict(
         ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
-        max_rounds=max_rounds, seed=seed, skip_no_decision=skip_no_decision,
+        max_rounds=max_rounds, skip_no_decision=skip_no_decision,
+        seed=seed if seed is None or offsets is None else [seed + o for o in offsets],
     )  # fmt: skip
     if len(merged) == 1:
-        return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs))
+        return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs), offsets)
     sizes, opps = [size for _, size in merged], [spec for spec, _ in merged]
-    return SB3VecEnv(GroupedVectorEnv(sizes, opps, **kwargs))
+    return SB3VecEnv(GroupedVectorEnv(sizes, opps, **kwargs), offsets)
+
+
+def _seat_parts(num_envs: int, seat: Any) -> list[tuple[Any, int]]:
+    """``(seat, size)`` of each run of envs with the same seat (one run for a single ``seat``)."""
+    if isinstance(seat, str) or not isinstance(seat, (Sequence, np.ndarray)):
+        return [(seat, num_envs)]
+    if len(seat) != num_envs:
+        raise ValueError(f"seat: got {len(seat)} values for {num_envs} envs (give one, or one per env)")
+    parts: list[tuple[Any, int]] = []
+    for s in seat:
+        if parts and type(parts[-1][0]) is type(s) and parts[-1][0] == s:
+            parts[-1] = (s, parts[-1][1] + 1)
+        else:
+            parts.append((s, 1))
+    return parts
+
+
+def _group_layout(part_sizes: list[int], specs: list[Any]) -> list[tuple[Any, int]]:
+    """``(spec, size)`` of each row group: every part split evenly into the groups, in order; adjacent
+    groups with the very same spec object merged."""
+    merged: list[tuple[Any, int]] = []
+    for num_envs in part_sizes:
+        if len(specs) > num_envs:
+            raise ValueError(f"num_envs={num_envs} is smaller than the {len(specs)} opponent groups")
+        sizes = [num_envs // len(specs) + (g < num_envs % len(specs)) for g in range(len(specs))]
+        for spec, size in zip(specs, sizes, strict=True):
+            if merged and merged[-1][0] is spec:
+                merged[-1] = (spec, merged[-1][1] + size)
+            else:
+                merged.append((spec, size))
+    return merged

@@ -8,6 +8,7 @@ per-env Python loop on the hot path); opponents act through ``agent.act_batch(Vi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,8 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     (the batch of its ``observation_space``; ``"dict"`` holds ``int8[N, 8]`` masks).
 
     ## Starting State
-    As the single env: full stacks, seat 0 rolls first, the learner's seat drawn per env (or fixed).
+    As the single env: full stacks, seat 0 rolls first, the learner's seat drawn per env (or fixed, for
+    every env or per env).
 
     ## Rewards
     As the single env (``"chips"`` or ``"win"``), per env.
@@ -70,7 +72,9 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     ## Arguments
     ``num_envs``, ``ruleset``, ``num_players``, ``opponents``, ``seat``, ``reward``, ``max_rounds`` as
-    the single env; ``episode``: ``"game"`` (``Zanzibar-v1``) or ``"round"`` (``ZanzibarRound-v1``);
+    the single env, ``seat`` also per env (a sequence of ``num_envs`` values, each an int seat or
+    ``"random"``; a drawn seat comes from that env's stream, a fixed one draws nothing); ``episode``:
+    ``"game"`` (``Zanzibar-v1``) or ``"round"`` (``ZanzibarRound-v1``);
     ``seed``: as ``reset(seed=...)``, for the first reset (``None``: fresh entropy); ``obs_type``,
     ``skip_no_decision`` as the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
     ``reset(options={"seat": s})`` fixes the learner's seat of every env (an int) or of each
@@ -109,7 +113,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         ruleset: Any = "classic",
         num_players: int = 2,
         opponents: Any = "random",
-        seat: int | str = "random",
+        seat: int | str | Sequence[int | str] | np.ndarray = "random",
         reward: str = "chips",
         episode: str = "game",
         max_rounds: int | None = None,
@@ -124,11 +128,15 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if render_mode is not None:
             raise ValueError(f"the vector env does not render; render_mode must be None, got {render_mode!r}")
-        self.rules, self.n, self.fixed_seat = U.check_common(ruleset, num_players, seat, reward, episode)
+        self.num_envs = int(num_envs)
+        per_env = isinstance(seat, (Sequence, np.ndarray)) and not isinstance(seat, str)
+        self.rules, self.n, self.fixed_seat = U.check_common(
+            ruleset, num_players, "random" if per_env else seat, reward, episode
+        )
+        self.seat_of = self._per_env_seats(seat) if per_env else None  # type: ignore[arg-type]
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
-        self.num_envs = int(num_envs)
         self._fmt = ObsFormat(obs_type, self.rules)
         self.single_observation_space = self._fmt.space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -148,6 +156,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._reported = np.zeros(self.num_envs, bool)  # NEXT_STEP: ended last step, reset at this one
         self._nodec = np.zeros(self.num_envs, bool)  # the row's episode had no decision
         self._steps = np.zeros(self.num_envs, np.int64)  # learner steps in the row's episode
+        self._skips = np.zeros(self.num_envs, np.int64)  # skip_no_decision: resets of the row in one _play
         self._cut_obs: tuple[np.ndarray, np.ndarray] | None = None  # rows cut by max_episode_steps
 
     # ---- views and opponents --------------------------------------------------------------------
@@ -162,30 +171,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     def view_field(self, name: str, r: np.ndarray) -> Any:
         """One :class:`ViewBatch` field for the acting players of rows ``r``."""
-        pos = self.pos[r]
-        if name == "dice":
-            return _MS_DICE.take(self.ms[r], 0)  # = _MS_DICE[ms], several times faster
-        if name == "roll_limit":
-            return K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls)
-        if name == "is_first":
-            return (pos == 0).astype(np.int64)
-        if name == "players_after":
-            return self.norder[r] - pos - 1
-        if name == "num_players":
-            return np.full(r.size, self.n, np.int64)
-        if name in ("stacks", "active"):
-            return self._rel(self.cur[r], r)[name == "active"]
-        plain = {
-            "rolls_used": self.rolls,
-            "lowest_rank": self.lo_rank,
-            "lowest_count": self.lo_count,
-            "highest_rank": self.hi_rank,
-            "earlier_payments": self.epay,
-            "turn_best_rank": self.best_rank,
-        }
-        if name in plain:
-            return plain[name][r]
-        raise AttributeError(name)
+        field = _FIELD_OF.get(name)
+        if field is None:
+            raise AttributeError(name)
+        return field(self, r)
 
     def view_batch(self, r: np.ndarray, lazy: bool = False) -> ViewBatch:
         """The acting players' views for rows ``r`` (each at a decision); ``lazy``: fields on first use."""
@@ -258,13 +247,23 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
         """Rows ``r`` act with ``act`` and rows ``new`` begin their first turn; play on (bots, new
-        rounds, new episodes) until every row waits for the learner's decision or is finished."""
+        rounds, new episodes, and under ``skip_no_decision`` episodes begun again that ended before the
+        learner's first decision) until every row waits for the learner's decision or is finished.
+
+        Each row's draws come from its own stream in the row's own order, so playing rows together
+        (in one pass per opponent decision) gives every row the game it would have alone."""
         t = r[self._act(r, act)]
         if new.size:
             t = np.concatenate([t, new[self._start_turn(new)]])
             r = np.concatenate([r, new])
+        if self.skip_no_decision:
+            self._skips[:] = 0
         while True:
             self._resolve(t)
+            if self.skip_no_decision:
+                t = self._begin_again(t)
+                if t.size:
+                    continue
             r = self._opponent_rows(r)
             if not r.size:
                 return
@@ -343,7 +342,6 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         rows = np.arange(self.num_envs)
         self.begin_episode(rows, seats)
         self._play(rows[:0], rows[:0], rows)
-        self._skip_no_decision()
         self.passing = self.term | self.trunc
         self._has_reset = True
         return self._observe()
@@ -376,7 +374,6 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._steps[go] += 1
         self._play(go, act[go], new)
         self._time_limit(go)
-        self._skip_no_decision()
         self.passing = self.term | self.trunc
         self._reported = (self._oterm | self._otrunc) & (not self.same_step)
         obs, infos = self._observe()
@@ -404,6 +401,22 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "ruleset")
+_FIELD_OF: dict[str, Callable[[ZanzibarVectorEnv, np.ndarray], Any]] = {  # ViewBatch field of rows r
+    "dice": lambda g, r: _MS_DICE.take(g.ms[r], 0),  # = _MS_DICE[ms], several times faster
+    "rolls_used": lambda g, r: g.rolls[r],
+    "roll_limit": lambda g, r: K.turn_limit(g.pos[r] == 0, g.limit[r], g.rules.max_rolls),
+    "is_first": lambda g, r: (g.pos[r] == 0).astype(np.int64),
+    "players_after": lambda g, r: g.norder[r] - g.pos[r] - 1,
+    "lowest_rank": lambda g, r: g.lo_rank[r],
+    "lowest_count": lambda g, r: g.lo_count[r],
+    "highest_rank": lambda g, r: g.hi_rank[r],
+    "earlier_payments": lambda g, r: g.epay[r],
+    "stacks": lambda g, r: g._rel(g.cur[r], r)[0],
+    "active": lambda g, r: g._rel(g.cur[r], r)[1],
+    "num_players": lambda g, r: np.full(r.size, g.n, np.int64),
+    "turn_best_rank": lambda g, r: g.best_rank[r],
+}
+assert set(_FIELD_OF) == set(_FIELDS)
 
 
 class LazyViewBatch(ViewBatch):
@@ -427,6 +440,9 @@ class LazyViewBatch(ViewBatch):
         if name == "row_rng":  # per-env draws for stochastic bots (the protocol in core.bots)
             value: Any = self._game._streams.rows(self._rows)
         else:
-            value = self._game.view_field(name, self._rows)
+            field = _FIELD_OF.get(name)
+            if field is None:
+                raise AttributeError(name)
+            value = field(self._game, self._rows)
         setattr(self, name, value)
         return value
