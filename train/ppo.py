@@ -120,29 +120,36 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
+def make_env(
+    cfg: TrainConfig,
+    opponents: Any,
+    groups: list[Any] | None,
+    second: tuple[Any, list[Any] | None] | None = None,
+) -> SB3VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``).
 
     With ``second_seat_frac > 0`` the envs are split in two, each part playing every opponent group:
-    the first follows ``cfg.seat``, in the second the learner always rolls second (seat 1).
+    the first follows ``cfg.seat``, in the second the learner always rolls second (seat 1) and plays
+    ``second`` (``(opponents, groups)``, see :class:`train.opponents.Opponents`) when given.
     """
-    follow, second = seat_split(cfg)
-    parts = [(follow, cfg.seat, cfg.seed), (second, 1, cfg.seed + 1_000_003)]
+    follow, n_second = seat_split(cfg)
+    sec = second or (opponents, groups)
+    parts = [(follow, cfg.seat, cfg.seed, opponents, groups), (n_second, 1, cfg.seed + 1_000_003, *sec)]
     envs = [
         make_sb3_env(
             cfg.env_id,
             size,
             ruleset=cfg.ruleset,
             num_players=cfg.num_players,
-            opponents=opponents,
+            opponents=opp,
             seat=seat,
             reward=cfg.reward,
             max_rounds=cfg.max_rounds,
             seed=seed,
-            groups=groups,
+            groups=grp,
             skip_no_decision=cfg.skip_no_decision,
         )
-        for size, seat, seed in parts
+        for size, seat, seed, opp, grp in parts
         if size
     ]
     return envs[0] if len(envs) == 1 else SB3VecEnv([v for e in envs for v in e.venvs])
@@ -292,7 +299,7 @@ def train(
     seed_everything(cfg.seed, cfg.torch_threads)
     record_environment(run_dir, resume)
     opp = build_opponents(cfg, run_dir)
-    env = make_env(cfg, opp.opponents, opp.groups)
+    env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(cfg, env, run_dir)
     if resume:
         from agents.sb3_model import load_sb3
