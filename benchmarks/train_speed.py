@@ -69,7 +69,7 @@ def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> tuple[float, floa
     seed_everything(cfg.seed, cfg.torch_threads)
     run_cfg = dataclasses.replace(cfg, algo=algo, tensorboard=False)
     opp = build_opponents(run_cfg, run_dir=None)
-    env = make_env(run_cfg, opp.opponents, opp.groups)
+    env = make_env(run_cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(run_cfg, env, Path("."))
     speed = _time_learn(model, steps)
     env.close()

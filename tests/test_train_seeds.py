@@ -128,3 +128,30 @@ def test_exact_eval_where_second_seat_loses(capsys: pytest.CaptureFixture[str]) 
     assert all(r["share"] == 0 for r in second_seat_losses("optimal", "classic"))
     assert main(["--agent", "greedy", "--where"]) == 0
     assert "where it loses rolling second" in capsys.readouterr().out
+
+
+def test_second_seat_opponents_play_the_second_seat_envs() -> None:
+    base = ["num_envs=32", "second_seat_frac=0.5", "skip_no_decision=true"]
+    cfg = load_config(None, [*base, "exploiter_frac=0", "second_seat_opponents=[greedy]"])
+    assert build_opponents(cfg, None).second == ("greedy", None)
+    cfg = load_config(None, [*base, "second_seat_opponents=[optimal,greedy]"])
+    opp = build_opponents(cfg, None)
+    assert opp.second is not None and opp.second[0] is None
+    assert opp.second[1] == ["optimal", "greedy", "optimal", "greedy", *[opp.exploiter] * 4]
+    env = make_env(cfg, opp.opponents, opp.groups, opp.second)
+    obs = env.reset()
+    assert env.num_envs == 32 and not obs[16:, 7].any()
+    env.close()
+    assert build_opponents(load_config(None, base), None).second is None  # default: as 'opponents'
+
+
+@pytest.mark.parametrize(
+    ("sets", "words"),
+    [
+        (["second_seat_frac=0.5", "second_seat_opponents=[nobody]"], "second_seat_opponents"),
+        (["second_seat_frac=0", "second_seat_opponents=[greedy]"], "unless second_seat_frac > 0"),
+    ],
+)
+def test_bad_second_seat_opponents(sets: list[str], words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        load_config(None, ["num_envs=32", *sets])

@@ -97,6 +97,14 @@ class TrainConfig:
         lo=0,
         hi=1,
     )
+    second_seat_opponents: list[str] = field(
+        default_factory=list,
+        metadata=_meta(
+            "opponent groups of the second-seat envs (empty: as 'opponents'); the first roller's play "
+            "sets the states the learner sees rolling second",
+            kind="agent_list",
+        ),
+    )
     skip_no_decision: bool = _f(
         False, "replay episodes that end before the learner's first decision (no dummy step)"
     )
@@ -300,6 +308,9 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     if not cfg.opponents and not cfg.self_play:
         raise _bad("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
     _check_agents("opponents", cfg.opponents)
+    _check_agents("second_seat_opponents", cfg.second_seat_opponents)
+    if cfg.second_seat_opponents and cfg.second_seat_frac == 0:
+        raise _bad("second_seat_opponents", cfg.second_seat_opponents, "empty unless second_seat_frac > 0")
     _check_agents("eval_bots", cfg.eval_bots)
     if len(set(cfg.eval_bots)) != len(cfg.eval_bots):
         raise _bad("eval_bots", cfg.eval_bots, "distinct names")

@@ -37,7 +37,7 @@ def gradient_norms(cfg: TrainConfig, model_path: str | None = None, batches: int
 
     seed_everything(cfg.seed, cfg.torch_threads)
     opp = build_opponents(cfg, None)
-    env = make_env(cfg, opp.opponents, opp.groups)
+    env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     with tempfile.TemporaryDirectory() as tmp:
         model = make_model(cfg, env, Path(tmp))
     if model_path:

@@ -128,6 +128,9 @@ class Opponents:
     groups: list[Any] | None = None  # one opponents spec per env group, or None
     pool: SelfPlayPool | None = None
     exploiter: Any = None  # an ExploiterAgent, or a game_learn.GameExploiterAgent in full games
+    #: ``(opponents, groups)`` of the envs where the learner always rolls second, when
+    #: ``second_seat_opponents`` names them; None: those envs play ``opponents``/``groups`` too
+    second: tuple[Any, list[Any] | None] | None = None
 
 
 def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
@@ -159,4 +162,17 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
         base = out.groups if out.groups is not None else [out.opponents]
         out.exploiter = _exploiter(cfg)
         out.groups = [base[g % len(base)] for g in range(8 - k)] + [out.exploiter] * k
+    out.second = _second_seat(cfg, out.exploiter)
     return out
+
+
+def _second_seat(cfg: TrainConfig, exploiter: Any) -> tuple[Any, list[Any] | None] | None:
+    """The opponents of the second-seat envs under ``second_seat_opponents``: one group per name, and
+    with exploiters the same share of 8 groups playing the exploiter as in the other envs."""
+    names = list(cfg.second_seat_opponents)
+    if not names:
+        return None
+    if exploiter is None:
+        return (names[0], None) if len(names) == 1 else (None, names)
+    k = min(7, max(1, round(8 * cfg.exploiter_frac)))
+    return None, [names[g % len(names)] for g in range(8 - k)] + [exploiter] * k

@@ -120,28 +120,40 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def make_env(cfg: TrainConfig, opponents: Any, groups: list[Any] | None) -> SB3VecEnv:
+def make_env(
+    cfg: TrainConfig,
+    opponents: Any,
+    groups: list[Any] | None,
+    second: tuple[Any, list[Any] | None] | None = None,
+) -> SB3VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``).
 
     With ``second_seat_frac > 0`` the envs are split in two parts in one vector env (a seat per env),
     each part playing every opponent group: the first follows ``cfg.seat``, in the second the learner
-    always rolls second (seat 1); each part is seeded as its own vector env (``make_sb3_env``).
+    always rolls second (seat 1); each part is seeded as its own vector env (``make_sb3_env``). With
+    ``second`` (``(opponents, groups)`` of the second part, see :class:`train.opponents.Opponents`) the
+    two parts are two vector envs side by side (vector env ``g`` reset with ``seed + 7919 * g``).
     """
-    follow, second = seat_split(cfg)
-    seat: Any = [cfg.seat] * follow + [1] * second if second else cfg.seat
-    return make_sb3_env(
-        cfg.env_id,
-        cfg.num_envs,
-        ruleset=cfg.ruleset,
-        num_players=cfg.num_players,
-        opponents=opponents,
-        seat=seat,
-        reward=cfg.reward,
-        max_rounds=cfg.max_rounds,
-        seed=cfg.seed,
-        groups=groups,
-        skip_no_decision=cfg.skip_no_decision,
-    )
+    follow, n_second = seat_split(cfg)
+    common = {
+        "ruleset": cfg.ruleset,
+        "num_players": cfg.num_players,
+        "reward": cfg.reward,
+        "max_rounds": cfg.max_rounds,
+        "skip_no_decision": cfg.skip_no_decision,
+    }
+    if second is None or not n_second:
+        seat: Any = [cfg.seat] * follow + [1] * n_second if n_second else cfg.seat
+        return make_sb3_env(
+            cfg.env_id, cfg.num_envs, opponents=opponents, groups=groups, seat=seat, seed=cfg.seed, **common
+        )
+    parts = [(follow, cfg.seat, opponents, groups), (n_second, 1, *second)]
+    envs = [
+        make_sb3_env(cfg.env_id, size, opponents=opp, groups=grp, seat=st, seed=cfg.seed, **common)
+        for size, st, opp, grp in parts
+        if size
+    ]
+    return envs[0] if len(envs) == 1 else SB3VecEnv([v for e in envs for v in e.venvs])
 
 
 def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
@@ -288,7 +300,7 @@ def train(
     seed_everything(cfg.seed, cfg.torch_threads)
     record_environment(run_dir, resume)
     opp = build_opponents(cfg, run_dir)
-    env = make_env(cfg, opp.opponents, opp.groups)
+    env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(cfg, env, run_dir)
     if resume:
         from agents.sb3_model import load_sb3
