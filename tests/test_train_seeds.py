@@ -155,3 +155,15 @@ def test_second_seat_opponents_play_the_second_seat_envs() -> None:
 def test_bad_second_seat_opponents(sets: list[str], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         load_config(None, ["num_envs=32", *sets])
+
+
+def test_exact_eval_mistakes_lists_decisions_worse_than_optimal(capsys: pytest.CaptureFixture[str]) -> None:
+    from train.exact_eval import main, mistakes
+
+    rows = mistakes("greedy", "classic", seats=(0,))
+    assert rows and all(r["seat"] == 0 and r["gap"] > 0 and r["reach"] == 1.0 for r in rows)
+    assert all(r["best_value"] - r["value"] == pytest.approx(r["gap"]) for r in rows)
+    assert [r["gap"] for r in rows] == sorted((r["gap"] for r in rows), reverse=True)
+    assert main(["--agent", "optimal", "--mistakes", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "seat 0: 0 decisions differ" in out and "seat 1: 0 decisions differ" in out

@@ -15,6 +15,9 @@ whole 2-player game: win probabilities (seat 0 rolls first in the first round) a
 ``python -m train.exact_eval --agent ppo:models/ppo_classic_2p.zip --where`` also prints where the agent
 loses rolling second: for each class of the first roller's hand and roll limit, how often optimal first
 play leads there and how much the agent's turn is worth less than the optimal turn from there.
+``--mistakes N`` lists, per seat, the agent's N costliest decisions that differ from optimal play: the
+dice, the roll, the first roller's hand and limit (rolling second), the action values of its choice
+and of the best action (against optimal play in the other seat) and their gap.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
     )  # fmt: skip
     p.add_argument("--where", action="store_true", help="where the agent loses rolling second (2-player)")
+    p.add_argument(
+        "--mistakes", type=int, default=0, metavar="N",
+        help="list the agent's N costliest decisions per seat that differ from optimal play (2-player)",
+    )  # fmt: skip
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
     p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     return p.parse_args(argv)
@@ -124,6 +131,64 @@ def second_seat_losses(agent_spec: str, ruleset: str, seed: int = 0) -> list[dic
     return sorted(out, key=lambda r: -r["share"])
 
 
+def mistakes(
+    agent_spec: str, ruleset: str, seed: int = 0, seats: tuple[int, ...] = (0, 1)
+) -> list[dict[str, Any]]:
+    """The agent's decisions whose most likely action is worth less than the best one, against optimal play
+    in the other seat: one row per decision with ``seat``, ``roll``, ``dice``, the first roller's hand
+    class and ``limit`` (seat 1), ``action``/``best`` (hold masks, 7 = stop), their values, the ``gap`` and
+    ``reach`` (probability of the round state before the turn under optimal first play; 1 in seat 0).
+    Sorted by ``gap * reach``, costliest first."""
+    from agents.exact import _setup, agent_policy
+    from agents.solver import action_values, solve
+
+    ds = _setup(ruleset)
+    spec, table, opt = ds.spec, load_ruleset(ruleset).table, solve(ds.spec)
+    mine, best = (agent_policy(make_agent(a, seed=seed), ds) for a in (agent_spec, "optimal"))
+    first = opt[0]
+    assert first.nxt is not None and first.dist is not None
+    ok = first.nxt[0] >= 0
+    reach = np.bincount(first.nxt[0][ok], weights=first.dist[0][ok], minlength=len(opt[1].keys))
+    rows = []
+    for i in np.flatnonzero(np.isin(ds.q, seats)):
+        q, st, r, m = (int(x[i]) for x in (ds.q, ds.s, ds.r, ds.m))
+        act = int(np.argmax(mine[q][st, r - 1, m]))
+        if act == int(np.argmax(best[q][st, r - 1, m])):
+            continue
+        key = int(opt[q].keys[st])
+        qv = action_values(spec, opt, q, key, r, m)
+        top = int(np.nanargmax(qv))
+        if qv[top] - qv[act] <= 1e-9:  # an equally good action
+            continue
+        lo, _, _, lim = spec.decode(np.array([key]))
+        rows.append(
+            {
+                "seat": q, "roll": r, "dice": [int(d) for d in ds.batch.dice[i]],
+                "first_hand": _hand_class(table, int(lo[0])) if q else "-", "limit": int(lim[0]),
+                "action": act, "value": float(qv[act]), "best": top, "best_value": float(qv[top]),
+                "gap": float(qv[top] - qv[act]), "reach": float(reach[st]) if q else 1.0,
+            }
+        )  # fmt: skip
+    return sorted(rows, key=lambda w: -w["gap"] * w["reach"])
+
+
+def report_mistakes(rows: list[dict[str, Any]], n: int) -> str:
+    """The table printed by ``--mistakes N``: the N costliest rows of each seat."""
+    head = f"{'seat':>4} {'roll':>4} {'dice':<9} {'first roller ended with':<24} {'lim':>3} "
+    lines = [head + f"{'act':>4} {'value':>8} {'best':>4} {'value':>8} {'gap':>7} {'reach':>7}"]
+    for seat in (0, 1):
+        mine = [w for w in rows if w["seat"] == seat]
+        lines.append(f"seat {seat}: {len(mine)} decisions differ from optimal play; the costliest:")
+        for w in mine[:n]:
+            dice = "-".join(map(str, w["dice"]))
+            lines.append(
+                f"{seat:>4} {w['roll']:>4} {dice:<9} {w['first_hand']:<24} {w['limit']:>3} "
+                f"{w['action']:>4} {w['value']:>+8.3f} {w['best']:>4} {w['best_value']:>+8.3f} "
+                f"{w['gap']:>7.4f} {w['reach']:>7.4f}"
+            )
+    return "\n".join(lines)
+
+
 def _hand_class(table: Any, rank: int) -> str:
     """A coarse class of the first roller's hand: its category, points totals split into three bands."""
     if rank >= table.num_ranks:
@@ -193,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
         fig["where_second"] = second_seat_losses(args.agent, args.ruleset, args.seed)
         print("where it loses rolling second, against optimal first play (chips per round):")
         print(report_where(fig["where_second"]))
+    if args.mistakes > 0 and not args.game:
+        fig["mistakes"] = mistakes(args.agent, args.ruleset, args.seed)
+        print("decisions that differ from optimal play (values against optimal play in the other seat):")
+        print(report_mistakes(fig["mistakes"], args.mistakes))
     if args.game and args.simulate > 0:
         fig.update(simulate(args.agent, args.ruleset, fig["stacks"], args.simulate, args.seed))
         print(
