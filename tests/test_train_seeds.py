@@ -128,6 +128,11 @@ def test_exact_eval_where_second_seat_loses(capsys: pytest.CaptureFixture[str]) 
     assert all(r["share"] == 0 for r in second_seat_losses("optimal", "classic"))
     assert main(["--agent", "greedy", "--where"]) == 0
     assert "where it loses rolling second" in capsys.readouterr().out
+    by_greedy = second_seat_losses("greedy", "classic", first="greedy")
+    assert sum(r["reach"] for r in by_greedy) == pytest.approx(1.0)
+    assert {(r["first_hand"], r["limit"]) for r in by_greedy} != {(r["first_hand"], r["limit"]) for r in rows}
+    assert main(["--agent", "greedy", "--where", "--first", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
 
 
 def test_second_seat_opponents_play_the_second_seat_envs() -> None:

@@ -14,7 +14,8 @@ whole 2-player game: win probabilities (seat 0 rolls first in the first round) a
 
 ``python -m train.exact_eval --agent ppo:models/ppo_classic_2p.zip --where`` also prints where the agent
 loses rolling second: for each class of the first roller's hand and roll limit, how often optimal first
-play leads there and how much the agent's turn is worth less than the optimal turn from there.
+play (or ``--first BOT``'s) leads there and how much the agent's turn is worth less than the optimal turn
+from there.
 ``--mistakes N`` lists, per seat, the agent's N costliest decisions that differ from optimal play: the
 dice, the roll, the first roller's hand and limit (rolling second), the action values of its choice
 and of the best action (against optimal play in the other seat) and their gap.
@@ -49,6 +50,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
     )  # fmt: skip
     p.add_argument("--where", action="store_true", help="where the agent loses rolling second (2-player)")
+    p.add_argument(
+        "--first", default="optimal", metavar="BOT",
+        help="with --where: the first roller whose play sets how often each situation comes (optimal)",
+    )  # fmt: skip
     p.add_argument(
         "--mistakes", type=int, default=0, metavar="N",
         help="list the agent's N costliest decisions per seat that differ from optimal play (2-player)",
@@ -99,11 +104,14 @@ def simulate(agent_spec: str, ruleset: str, stacks: list[int], games: int, seed:
     return {"simulated_win_rate": rate, "simulated_ci99": 2.576 * (rate * (1 - rate) / games) ** 0.5}
 
 
-def second_seat_losses(agent_spec: str, ruleset: str, seed: int = 0) -> list[dict[str, Any]]:
-    """Where an agent rolling second loses against optimal first play, by the first roller's hand class
-    (its category; points totals split by rank) and the roll limit it set: ``reach`` (probability under
-    optimal first play), ``loss`` (mean value of the optimal second turn minus the agent's, in those
-    states) and ``share`` (reach * loss, which sums to the agent's loss against ``optimal``)."""
+def second_seat_losses(
+    agent_spec: str, ruleset: str, seed: int = 0, first: str = "optimal"
+) -> list[dict[str, Any]]:
+    """Where an agent rolling second loses against ``first``'s first play (optimal by default), by the first
+    roller's hand class (its category; points totals split by rank) and the roll limit it set: ``reach``
+    (probability under ``first``'s play), ``loss`` (mean value of the optimal second turn minus the
+    agent's, in those states) and ``share`` (reach * loss, which sums to the agent's loss against
+    ``first``)."""
     from agents.exact import _setup, agent_policy
     from agents.solver import solve
 
@@ -111,10 +119,11 @@ def second_seat_losses(agent_spec: str, ruleset: str, seed: int = 0) -> list[dic
     spec, table = ds.spec, load_ruleset(ruleset).table
     opt = solve(spec)
     mine = solve(spec, fixed={1: agent_policy(make_agent(agent_spec, seed=seed), ds)[1]})
-    first = opt[0]
-    assert first.nxt is not None and first.dist is not None
-    ok = first.nxt[0] >= 0
-    reach = np.bincount(first.nxt[0][ok], weights=first.dist[0][ok], minlength=len(opt[1].keys))
+    lead = opt if first == "optimal" else solve(spec, fixed={0: agent_policy(make_agent(first), ds)[0]})
+    first_level = lead[0]
+    assert first_level.nxt is not None and first_level.dist is not None
+    ok = first_level.nxt[0] >= 0
+    reach = np.bincount(first_level.nxt[0][ok], weights=first_level.dist[0][ok], minlength=len(opt[1].keys))
     loss = opt[1].value - mine[1].value
     lo, _, _, lim = spec.decode(opt[1].keys)
     names = [_hand_class(table, int(r)) for r in lo]
@@ -199,16 +208,15 @@ def _hand_class(table: Any, rank: int) -> str:
     return "points < 100" if hand.points < 100 else "points 100-199" if hand.points < 200 else "points 200+"
 
 
-def report_where(rows: list[dict[str, Any]]) -> str:
-    """The table printed by ``--where``."""
+def report_where(rows: list[dict[str, Any]], first: str = "optimal") -> str:
+    """The table printed by ``--where`` (``first``: the first roller's name)."""
     lines = [f"{'first roller ended with':<24}{'limit':>6}{'reach':>9}{'loss there':>12}{'share':>10}"]
     lines += [
         f"{r['first_hand']:<24}{r['limit']:>6}{r['reach']:>9.4f}{r['loss']:>12.5f}{r['share']:>10.5f}"
         for r in rows
     ]
-    lines.append(
-        f"{'total (= loss rolling second against optimal)':<51}{sum(r['share'] for r in rows):>10.5f}"
-    )
+    total = f"total (= loss rolling second against {first})"
+    lines.append(f"{total:<51}{sum(r['share'] for r in rows):>10.5f}")
     return "\n".join(lines)
 
 
@@ -246,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.json is not None:
             check_output(args.json, force=args.force, what="--json")
+        if args.where and not args.game:
+            make_agent(args.first)  # a bad --first fails here, before any work
         if args.game:
             fig = evaluate_game(args.agent, args.ruleset, args.stacks, args.seed)
         else:
@@ -255,9 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(report(fig))
     if args.where and not args.game:
-        fig["where_second"] = second_seat_losses(args.agent, args.ruleset, args.seed)
-        print("where it loses rolling second, against optimal first play (chips per round):")
-        print(report_where(fig["where_second"]))
+        fig["where_second"] = second_seat_losses(args.agent, args.ruleset, args.seed, args.first)
+        print(f"where it loses rolling second, against {args.first} first play (chips per round):")
+        print(report_where(fig["where_second"], args.first))
     if args.mistakes > 0 and not args.game:
         fig["mistakes"] = mistakes(args.agent, args.ruleset, args.seed)
         print("decisions that differ from optimal play (values against optimal play in the other seat):")
