@@ -79,6 +79,7 @@ class BatchedGame:
         self.acc = np.zeros(N, np.float64)  # reward of the step being played
         self.pend = np.zeros(N, np.float64)  # reward of new episodes before their first decision (next step)
         self.fresh = np.zeros(N, bool)  # the row's episode began during this step (or this reset)
+        self._all_rows = np.arange(N)
 
     def set_dice_sources(self, sources: list[DiceSource] | None) -> None:
         """Test hook: draw env ``i``'s dice from ``sources[i]`` in the engine's order (``None``: random)."""
@@ -130,6 +131,8 @@ class BatchedGame:
 
     def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
         stop = act == STOP
+        if not stop.any():  # every row rolls again: no masks
+            return self._roll(r, act)
         over = stop.copy()
         go = ~stop
         if go.any():
@@ -271,13 +274,20 @@ class BatchedGame:
             self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)
         return s[~(term | self.trunc[s])]
 
-    def encode_rows(self, r: np.ndarray) -> np.ndarray:
-        """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
-        pos = self.pos[r]
-        st = self.stacks.take(r[:, None] * self.n + self._rot.take(self.cur[r], 0))  # no 2-D fancy index
+    def encode_rows(self, r: np.ndarray | None = None) -> np.ndarray:
+        """The acting players' observations of rows ``r`` (``None``: every row; the kernel encoder,
+        ``Encoder.rows``)."""
+        if r is None:  # every row: the state arrays themselves (rows() only reads them), no gathers
+            g = lambda a: a  # noqa: E731
+            r = self._all_rows
+        else:
+            g = lambda a: a[r]  # noqa: E731
+        pos = g(self.pos)
+        first = pos == 0
+        st = self.stacks.take(r[:, None] * self.n + self._rot.take(g(self.cur), 0))  # no 2-D fancy index
         return self._enc.rows(
-            self.ms[r], self.best_rank[r], self.rolls[r],
-            K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,
-            self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.epay[r],
+            g(self.ms), g(self.best_rank), g(self.rolls),
+            K.turn_limit(first, g(self.limit), self.rules.max_rolls), first, g(self.norder) - pos - 1,
+            g(self.lo_rank), g(self.lo_count), g(self.hi_rank), g(self.epay),
             st, st > 0 if self.lives else np.ones_like(st),
         )  # fmt: skip

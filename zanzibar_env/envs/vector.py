@@ -289,7 +289,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
     def _flat_obs(self) -> np.ndarray:
         if not self.passing.any():
-            return self.encode_rows(np.arange(self.num_envs))
+            return self.encode_rows()
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
         p = np.flatnonzero(self.passing)
         d = np.flatnonzero(~self.passing)
