@@ -54,6 +54,7 @@ class BatchedGame:
         )
         self.PAY = K.chips_of_category(r)
         self.OWN_PAY = K.own_hand_payment(r)
+        self._own_pay = bool(self.OWN_PAY.any())
         self.INSTANT = K.ends_turn_at_once(r)
         self.LIVES = K.lives_lost_by_rank(r)
         self.instant = r.instant_zanzibar != "off"
@@ -111,23 +112,24 @@ class BatchedGame:
         return list(out)
 
     # ---- turns ----------------------------------------------------------------------------------
-    def _roll(self, r: np.ndarray, held: np.ndarray) -> np.ndarray:
-        """Re-throw the unheld dice of rows ``r``; returns where the turn is over (limit or instant)."""
+    def _roll(self, r: np.ndarray, held: np.ndarray, first: bool = False) -> np.ndarray:
+        """Re-throw the unheld dice of rows ``r`` (``first``: the turn's first throw); returns where the
+        turn is over (limit or instant)."""
         ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
-        self.best_rank[r], self.best_ms[r] = K.best_after_roll(
-            self.best_rank[r], self.best_ms[r], self.RANK_MS.take(ms), ms, self.rules
-        )
-        rolls = self.rolls[r] + 1
+        if first:  # no hand yet (best rank -1), no rolls used
+            best, rolls = K.best_after_roll(-1, 0, self.RANK_MS.take(ms), ms, self.rules), 1
+        else:
+            best = K.best_after_roll(self.best_rank[r], self.best_ms[r], self.RANK_MS.take(ms), ms, self.rules)
+            rolls = self.rolls[r] + 1
+        self.best_rank[r], self.best_ms[r] = best
         self.rolls[r] = rolls
         return K.turn_over(
-            rolls, K.turn_limit(self.pos[r] == 0, self.limit[r], self.rules.max_rolls), self.INSTANT[ms]
+            rolls, K.turn_limit(self.pos[r] == 0, self.limit[r], self.rules.max_rolls), self.INSTANT.take(ms)
         )
 
     def _start_turn(self, r: np.ndarray) -> np.ndarray:
-        self.rolls[r] = 0
-        self.best_rank[r] = -1
-        return self._roll(r, np.zeros(r.size, np.int64))
+        return self._roll(r, np.zeros(r.size, np.int64), first=True)
 
     def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
         stop = act == STOP
@@ -145,19 +147,22 @@ class BatchedGame:
         rk = self.RANK_MS.take(ms)
         at = t * self.n + c  # flat index of (row, seat)
         self.hrank.put(at, rk)
-        self.hcat.put(at, self.CAT_MS[ms])
+        self.hcat.put(at, self.CAT_MS.take(ms))
         (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
             K.public_after_turn(
                 self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
             )
         )
-        self.epay[t] += self.OWN_PAY[ms]
+        if self._own_pay:  # (else every hand adds 0)
+            self.epay[t] += self.OWN_PAY.take(ms)
         p = self.pos[t]
-        self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
-        self.pos[t] = p + 1
-        inst = self.INSTANT[self.ms[t]]
+        if self.rules.first_roller_sets_limit:  # (else the limit stays)
+            self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
+        p += 1
+        self.pos[t] = p
+        inst = self.INSTANT.take(self.ms[t])
         self.inst[t] = inst
-        return K.round_over(p + 1, self.norder[t], inst)
+        return K.round_over(p, self.norder[t], inst)
 
     def _next_active(self, r: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The first seat clockwise after ``after`` that is still in the game (itself if none other)."""
