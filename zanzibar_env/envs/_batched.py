@@ -227,6 +227,9 @@ class BatchedGame:
     def _reward(self, s: np.ndarray, x: np.ndarray) -> None:
         """Credit rewards: to this step, or to the next one for episodes that began in this step."""
         fresh = self.fresh[s]
+        if not fresh.any():  # (the usual case: nothing to defer)
+            self.acc[s] += x
+            return
         self.acc[s] += np.where(fresh, 0.0, x)
         self.pend[s] += np.where(fresh, x, 0.0)
 
@@ -258,25 +261,28 @@ class BatchedGame:
     ) -> np.ndarray:  # fmt: skip
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
         ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round."""
-        rows = np.arange(s.size)
+        mi = me * s.size + np.arange(s.size)  # flat index of (me, row) into the [n, S] arrays
         win_game, result, k = 0.0, 0.0, 0
         if self.reward_kind == "win" and self.episode == "round":
             lost = np.array(losers)
             active = st > 0 if self.lives else np.ones_like(lost)
-            result = S.round_win_reward(lost.any(0), lost[me, rows], (active & ~lost).sum(0))
+            result = S.round_win_reward(lost.any(0), lost.take(mi), (active & ~lost).sum(0))
         elif self.reward_kind == "win":
             won_arr = np.array(won)
-            win_game, k = won_arr[me, rows], won_arr.sum(0)
-        mine = new[me, rows]
+            win_game, k = won_arr.take(mi), won_arr.sum(0)
+        mine = new.take(mi)
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, mine - st[me, rows],
+            self.rules, self.episode, self.reward_kind, mine - st.take(mi),
             won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
-        term = np.full(s.shape, bool(term)) if np.ndim(term) == 0 else term  # rounds: always True
+        if np.ndim(term) == 0:  # rounds: always True
+            term = np.full(s.shape, bool(term))
         self.term[s] = term
         if self.max_rounds is not None and self.episode == "game":
-            self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)
+            trunc = ~term & (self.rounds[s] >= self.max_rounds)
+            self.trunc[s] = trunc
+            return s[~(term | trunc)]
         return s[~(term | self.trunc[s])]
 
     def encode_rows(self, r: np.ndarray | None = None) -> np.ndarray:
