@@ -11,6 +11,7 @@ sets the attributes it reads.
 
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -117,10 +118,11 @@ class BatchedGame:
         turn is over (limit or instant)."""
         ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
+        rank = self.RANK_MS.take(ms)
         if first:  # no hand yet (best rank -1), no rolls used
-            best, rolls = K.best_after_roll(-1, 0, self.RANK_MS.take(ms), ms, self.rules), 1
+            best, rolls = K.best_after_roll(-1, 0, rank, ms, self.rules), 1
         else:
-            best = K.best_after_roll(self.best_rank[r], self.best_ms[r], self.RANK_MS.take(ms), ms, self.rules)
+            best = K.best_after_roll(self.best_rank[r], self.best_ms[r], rank, ms, self.rules)
             rolls = self.rolls[r] + 1
         self.best_rank[r], self.best_ms[r] = best
         self.rolls[r] = rolls
@@ -262,7 +264,8 @@ class BatchedGame:
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
         ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round."""
         mi = me * s.size + np.arange(s.size)  # flat index of (me, row) into the [n, S] arrays
-        win_game, result, k = 0.0, 0.0, 0
+        win_game: Any = 0.0
+        result, k = 0.0, 0
         if self.reward_kind == "win" and self.episode == "round":
             lost = np.array(losers)
             active = st > 0 if self.lives else np.ones_like(lost)
