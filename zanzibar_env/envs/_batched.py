@@ -11,6 +11,7 @@ sets the attributes it reads.
 
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,7 @@ class BatchedGame:
         )
         self.PAY = K.chips_of_category(r)
         self.OWN_PAY = K.own_hand_payment(r)
+        self._own_pay = bool(self.OWN_PAY.any())
         self.INSTANT = K.ends_turn_at_once(r)
         self.LIVES = K.lives_lost_by_rank(r)
         self.instant = r.instant_zanzibar != "off"
@@ -79,6 +81,7 @@ class BatchedGame:
         self.acc = np.zeros(N, np.float64)  # reward of the step being played
         self.pend = np.zeros(N, np.float64)  # reward of new episodes before their first decision (next step)
         self.fresh = np.zeros(N, bool)  # the row's episode began during this step (or this reset)
+        self._all_rows = np.arange(N)
 
     def set_dice_sources(self, sources: list[DiceSource] | None) -> None:
         """Test hook: draw env ``i``'s dice from ``sources[i]`` in the engine's order (``None``: random)."""
@@ -110,26 +113,30 @@ class BatchedGame:
         return list(out)
 
     # ---- turns ----------------------------------------------------------------------------------
-    def _roll(self, r: np.ndarray, held: np.ndarray) -> np.ndarray:
-        """Re-throw the unheld dice of rows ``r``; returns where the turn is over (limit or instant)."""
+    def _roll(self, r: np.ndarray, held: np.ndarray, first: bool = False) -> np.ndarray:
+        """Re-throw the unheld dice of rows ``r`` (``first``: the turn's first throw); returns where the
+        turn is over (limit or instant)."""
         ms = K.roll(self.ms[r], held, self._throws(r, held))
         self.ms[r] = ms
-        self.best_rank[r], self.best_ms[r] = K.best_after_roll(
-            self.best_rank[r], self.best_ms[r], self.RANK_MS.take(ms), ms, self.rules
-        )
-        rolls = self.rolls[r] + 1
+        rank = self.RANK_MS.take(ms)
+        if first:  # no hand yet (best rank -1), no rolls used
+            best, rolls = K.best_after_roll(-1, 0, rank, ms, self.rules), 1
+        else:
+            best = K.best_after_roll(self.best_rank[r], self.best_ms[r], rank, ms, self.rules)
+            rolls = self.rolls[r] + 1
+        self.best_rank[r], self.best_ms[r] = best
         self.rolls[r] = rolls
         return K.turn_over(
-            rolls, K.turn_limit(self.pos[r] == 0, self.limit[r], self.rules.max_rolls), self.INSTANT[ms]
+            rolls, K.turn_limit(self.pos[r] == 0, self.limit[r], self.rules.max_rolls), self.INSTANT.take(ms)
         )
 
     def _start_turn(self, r: np.ndarray) -> np.ndarray:
-        self.rolls[r] = 0
-        self.best_rank[r] = -1
-        return self._roll(r, np.zeros(r.size, np.int64))
+        return self._roll(r, np.zeros(r.size, np.int64), first=True)
 
     def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
         stop = act == STOP
+        if not stop.any():  # every row rolls again: no masks
+            return self._roll(r, act)
         over = stop.copy()
         go = ~stop
         if go.any():
@@ -142,19 +149,22 @@ class BatchedGame:
         rk = self.RANK_MS.take(ms)
         at = t * self.n + c  # flat index of (row, seat)
         self.hrank.put(at, rk)
-        self.hcat.put(at, self.CAT_MS[ms])
+        self.hcat.put(at, self.CAT_MS.take(ms))
         (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
             K.public_after_turn(
                 self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
             )
         )
-        self.epay[t] += self.OWN_PAY[ms]
+        if self._own_pay:  # (else every hand adds 0)
+            self.epay[t] += self.OWN_PAY.take(ms)
         p = self.pos[t]
-        self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
-        self.pos[t] = p + 1
-        inst = self.INSTANT[self.ms[t]]
+        if self.rules.first_roller_sets_limit:  # (else the limit stays)
+            self.limit[t] = K.limit_after_turn(p == 0, self.rolls[t], self.limit[t], self.rules)
+        p += 1
+        self.pos[t] = p
+        inst = self.INSTANT.take(self.ms[t])
         self.inst[t] = inst
-        return K.round_over(p + 1, self.norder[t], inst)
+        return K.round_over(p, self.norder[t], inst)
 
     def _next_active(self, r: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The first seat clockwise after ``after`` that is still in the game (itself if none other)."""
@@ -219,6 +229,9 @@ class BatchedGame:
     def _reward(self, s: np.ndarray, x: np.ndarray) -> None:
         """Credit rewards: to this step, or to the next one for episodes that began in this step."""
         fresh = self.fresh[s]
+        if not fresh.any():  # (the usual case: nothing to defer)
+            self.acc[s] += x
+            return
         self.acc[s] += np.where(fresh, 0.0, x)
         self.pend[s] += np.where(fresh, x, 0.0)
 
@@ -250,34 +263,45 @@ class BatchedGame:
     ) -> np.ndarray:  # fmt: skip
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
         ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round."""
-        rows = np.arange(s.size)
-        win_game, result, k = 0.0, 0.0, 0
+        mi = me * s.size + np.arange(s.size)  # flat index of (me, row) into the [n, S] arrays
+        win_game: Any = 0.0
+        result, k = 0.0, 0
         if self.reward_kind == "win" and self.episode == "round":
             lost = np.array(losers)
             active = st > 0 if self.lives else np.ones_like(lost)
-            result = S.round_win_reward(lost.any(0), lost[me, rows], (active & ~lost).sum(0))
+            result = S.round_win_reward(lost.any(0), lost.take(mi), (active & ~lost).sum(0))
         elif self.reward_kind == "win":
             won_arr = np.array(won)
-            win_game, k = won_arr[me, rows], won_arr.sum(0)
-        mine = new[me, rows]
+            win_game, k = won_arr.take(mi), won_arr.sum(0)
+        mine = new.take(mi)
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, mine - st[me, rows],
+            self.rules, self.episode, self.reward_kind, mine - st.take(mi),
             won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
         )  # fmt: skip
         self._reward(s, reward)
-        term = np.full(s.shape, bool(term)) if np.ndim(term) == 0 else term  # rounds: always True
+        if np.ndim(term) == 0:  # rounds: always True
+            term = np.full(s.shape, bool(term))
         self.term[s] = term
         if self.max_rounds is not None and self.episode == "game":
-            self.trunc[s] = ~term & (self.rounds[s] >= self.max_rounds)
+            trunc = ~term & (self.rounds[s] >= self.max_rounds)
+            self.trunc[s] = trunc
+            return s[~(term | trunc)]
         return s[~(term | self.trunc[s])]
 
-    def encode_rows(self, r: np.ndarray) -> np.ndarray:
-        """The acting players' observations of rows ``r`` (the kernel encoder, ``Encoder.rows``)."""
-        pos = self.pos[r]
-        st = self.stacks.take(r[:, None] * self.n + self._rot.take(self.cur[r], 0))  # no 2-D fancy index
+    def encode_rows(self, r: np.ndarray | None = None) -> np.ndarray:
+        """The acting players' observations of rows ``r`` (``None``: every row; the kernel encoder,
+        ``Encoder.rows``)."""
+        if r is None:  # every row: the state arrays themselves (rows() only reads them), no gathers
+            g = lambda a: a  # noqa: E731
+            r = self._all_rows
+        else:
+            g = lambda a: a[r]  # noqa: E731
+        pos = g(self.pos)
+        first = pos == 0
+        st = self.stacks.take(r[:, None] * self.n + self._rot.take(g(self.cur), 0))  # no 2-D fancy index
         return self._enc.rows(
-            self.ms[r], self.best_rank[r], self.rolls[r],
-            K.turn_limit(pos == 0, self.limit[r], self.rules.max_rolls), pos == 0, self.norder[r] - pos - 1,
-            self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.epay[r],
+            g(self.ms), g(self.best_rank), g(self.rolls),
+            K.turn_limit(first, g(self.limit), self.rules.max_rolls), first, g(self.norder) - pos - 1,
+            g(self.lo_rank), g(self.lo_count), g(self.hi_rank), g(self.epay),
             st, st > 0 if self.lives else np.ones_like(st),
         )  # fmt: skip

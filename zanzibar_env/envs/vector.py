@@ -276,20 +276,25 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             self._frounds = np.zeros(N, np.int64)
             self._fstacks = np.zeros((N, self.n), np.int64)
             self._fmask = np.zeros(N, bool)
-        self._fobs[e] = self._terminal_obs(e)
+        st = self._seat_stacks(e)
+        self._fobs[e] = self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
         self._frounds[e] = self.rounds[e]
-        self._fstacks[e] = self.stacks[e[:, None], self._rot[self.seat[e]]]
+        self._fstacks[e] = st
         self._fmask[e] = True
         self._oterm[e], self._otrunc[e] = self.term[e], self.trunc[e]
 
     # ---- observations ---------------------------------------------------------------------------
+    def _seat_stacks(self, r: np.ndarray) -> np.ndarray:
+        """Stacks ``[R, n]`` of rows ``r`` from each learner's seat, clockwise."""
+        return self.stacks.take(r[:, None] * self.n + self._rot.take(self.seat[r], 0))  # no 2-D fancy index
+
     def _terminal_obs(self, r: np.ndarray) -> np.ndarray:
-        st = self.stacks[r[:, None], self._rot[self.seat[r]]]
+        st = self._seat_stacks(r)
         return self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
 
     def _flat_obs(self) -> np.ndarray:
         if not self.passing.any():
-            return self.encode_rows(np.arange(self.num_envs))
+            return self.encode_rows()
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
         p = np.flatnonzero(self.passing)
         d = np.flatnonzero(~self.passing)
