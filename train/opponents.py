@@ -158,7 +158,7 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
     else:
         out.groups = names
     if cfg.exploiter_frac > 0:
-        k = min(7, max(1, round(8 * cfg.exploiter_frac)))
+        k = _exploiter_groups(cfg)
         base = out.groups if out.groups is not None else [out.opponents]
         out.exploiter = _exploiter(cfg)
         out.groups = [base[g % len(base)] for g in range(8 - k)] + [out.exploiter] * k
@@ -174,5 +174,10 @@ def _second_seat(cfg: TrainConfig, exploiter: Any) -> tuple[Any, list[Any] | Non
         return None
     if exploiter is None:
         return (names[0], None) if len(names) == 1 else (None, names)
-    k = min(7, max(1, round(8 * cfg.exploiter_frac)))
+    k = _exploiter_groups(cfg)
     return None, [names[g % len(names)] for g in range(8 - k)] + [exploiter] * k
+
+
+def _exploiter_groups(cfg: TrainConfig) -> int:
+    """How many of the 8 env groups play the exploiter under ``exploiter_frac`` (1-7)."""
+    return min(7, max(1, round(8 * cfg.exploiter_frac)))
