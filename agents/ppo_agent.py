@@ -88,6 +88,23 @@ class ModelAgent(BaseAgent):
             return np.zeros(0, np.int64)
         return predict(self._model(), encode_batch(batch), action_mask(batch.ruleset))
 
+    def policy_probs_batch(self, batch: ViewBatch) -> np.ndarray:
+        """``float64[B, 8]``: the policy's own action probabilities on every row, illegal masks at 0 (a
+        diagnostic: the agent plays the most likely action, see ``train.exact_eval --mistakes``)."""
+        import torch as th  # (only a live or loaded SB3 policy gets here)
+
+        model, legal = self._model(), action_mask(batch.ruleset)
+        obs = th.as_tensor(encode_batch(batch))
+        with th.no_grad():
+            if is_maskable(model):
+                masks = np.broadcast_to(legal, (len(batch), NUM_ACTIONS))
+                dist = model.policy.get_distribution(obs, action_masks=masks)
+            else:
+                dist = model.policy.get_distribution(obs)
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+        probs[:, ~legal] = 0.0
+        return probs / probs.sum(1, keepdims=True)
+
 
 class PPOAgent(ModelAgent):
     """Plays a saved SB3 model file greedily; ``ValueError`` at once if it cannot be loaded."""

@@ -195,6 +195,20 @@ def test_ppo_agent_loads_acts_and_pickles(tmp_path: Path, maskable: bool) -> Non
     assert [clone.act(v) for v in views] == single.tolist()
 
 
+@pytest.mark.parametrize("maskable", [True, False])
+def test_ppo_agent_policy_probabilities(tmp_path: Path, maskable: bool) -> None:
+    agent = make_agent(f"ppo:{_save_tiny_model(tmp_path / 'model.zip', maskable)}")
+    for ruleset in (zz.load_ruleset("classic"), zz.load_ruleset("lives").replace(holds_allowed=False)):
+        batch = ViewBatch.from_views(_collect_views(ruleset, rounds=8, seed=3))
+        probs = agent.policy_probs_batch(batch)
+        assert probs.shape == (len(batch), 8)
+        np.testing.assert_allclose(probs.sum(1), 1.0)
+        legal = np.array([ruleset.holds_allowed or a in (0, 7) for a in range(8)])
+        assert (probs[:, ~legal] == 0).all() and (probs[:, legal] > 0).all()
+        if maskable:  # the greedy action is the most likely one (unmasked models may pick an illegal one)
+            np.testing.assert_array_equal(probs.argmax(1), agent.act_batch(batch))
+
+
 def test_ppo_agent_bad_files(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no SB3 model file"):
         make_agent(f"ppo:{tmp_path / 'missing.zip'}")

@@ -172,3 +172,18 @@ def test_exact_eval_mistakes_lists_decisions_worse_than_optimal(capsys: pytest.C
     assert main(["--agent", "optimal", "--mistakes", "3"]) == 0
     out = capsys.readouterr().out
     assert "seat 0: 0 decisions differ" in out and "seat 1: 0 decisions differ" in out
+    assert all(r["p_best"] is None for r in rows)  # a bot without a policy distribution
+
+
+def test_exact_eval_mistakes_of_a_model_show_its_probability_of_the_best_action(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_agents import _save_tiny_model
+    from train.exact_eval import main, mistakes
+
+    spec = f"ppo:{_save_tiny_model(tmp_path / 'm.zip', True)}"
+    rows = mistakes(spec, "classic", seats=(0,))
+    assert rows and all(0.0 <= r["p_best"] < 1.0 for r in rows)  # an untrained model: never certain
+    assert main(["--agent", spec, "--mistakes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "p(best)" in out and "with p(best) < 1%" in out

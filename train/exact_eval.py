@@ -18,7 +18,8 @@ play (or ``--first BOT``'s) leads there and how much the agent's turn is worth l
 from there.
 ``--mistakes N`` lists, per seat, the agent's N costliest decisions that differ from optimal play: the
 dice, the roll, the first roller's hand and limit (rolling second), the action values of its choice
-and of the best action (against optimal play in the other seat) and their gap.
+and of the best action (against optimal play in the other seat) and their gap; for a model agent also
+its own probability of a best action there (``p(best)``) and how much of the loss lies where it is < 1%.
 """
 
 from __future__ import annotations
@@ -153,7 +154,9 @@ def mistakes(
 
     ds = _setup(ruleset)
     spec, table, opt = ds.spec, load_ruleset(ruleset).table, solve(ds.spec)
-    mine, best = (agent_policy(make_agent(a, seed=seed), ds) for a in (agent_spec, "optimal"))
+    agent = make_agent(agent_spec, seed=seed)
+    mine, best = agent_policy(agent, ds), agent_policy(make_agent("optimal"), ds)
+    probs = agent.policy_probs_batch(ds.batch) if hasattr(agent, "policy_probs_batch") else None
     first = opt[0]
     assert first.nxt is not None and first.dist is not None
     ok = first.nxt[0] >= 0
@@ -170,32 +173,51 @@ def mistakes(
         if qv[top] - qv[act] <= 1e-9:  # an equally good action
             continue
         lo, _, _, lim = spec.decode(np.array([key]))
+        p_best = float(probs[i][qv >= qv[top] - 1e-9].sum()) if probs is not None else None
         rows.append(
             {
                 "seat": q, "roll": r, "dice": [int(d) for d in ds.batch.dice[i]],
                 "first_hand": _hand_class(table, int(lo[0])) if q else "-", "limit": int(lim[0]),
                 "action": act, "value": float(qv[act]), "best": top, "best_value": float(qv[top]),
                 "gap": float(qv[top] - qv[act]), "reach": float(reach[st]) if q else 1.0,
+                "p_best": p_best,
             }
         )  # fmt: skip
     return sorted(rows, key=lambda w: -w["gap"] * w["reach"])
 
 
 def report_mistakes(rows: list[dict[str, Any]], n: int) -> str:
-    """The table printed by ``--mistakes N``: the N costliest rows of each seat."""
+    """The table printed by ``--mistakes N``: the N costliest rows of each seat; for a model agent also
+    ``p(best)`` (its own probability of a best action) and how much of the seat's ``gap * reach`` lies
+    where that probability is under 1%, i.e. where training no longer tries the better action."""
     head = f"{'seat':>4} {'roll':>4} {'dice':<9} {'first roller ended with':<24} {'lim':>3} "
-    lines = [head + f"{'act':>4} {'value':>8} {'best':>4} {'value':>8} {'gap':>7} {'reach':>7}"]
+    head += f"{'act':>4} {'value':>8} {'best':>4} {'value':>8} {'gap':>7} {'reach':>7} {'p(best)':>8}"
+    lines = [head]
     for seat in (0, 1):
         mine = [w for w in rows if w["seat"] == seat]
         lines.append(f"seat {seat}: {len(mine)} decisions differ from optimal play; the costliest:")
         for w in mine[:n]:
             dice = "-".join(map(str, w["dice"]))
+            p = w.get("p_best")
             lines.append(
                 f"{seat:>4} {w['roll']:>4} {dice:<9} {w['first_hand']:<24} {w['limit']:>3} "
                 f"{w['action']:>4} {w['value']:>+8.3f} {w['best']:>4} {w['best_value']:>+8.3f} "
-                f"{w['gap']:>7.4f} {w['reach']:>7.4f}"
+                f"{w['gap']:>7.4f} {w['reach']:>7.4f} {'-' if p is None else f'{p:.4f}':>8}"
             )
+        if mine and mine[0].get("p_best") is not None:
+            lines.append(_collapsed(mine))
     return "\n".join(lines)
+
+
+def _collapsed(rows: list[dict[str, Any]]) -> str:
+    """How much of ``gap * reach`` over ``rows`` lies where the policy gives a best action < 1%."""
+    weight = np.array([w["gap"] * w["reach"] for w in rows])
+    low = np.array([w["p_best"] < 0.01 for w in rows])
+    share = float(weight[low].sum() / weight.sum()) if weight.sum() > 0 else 0.0
+    return (
+        f"  of these, {int(low.sum())} with p(best) < 1%, holding {share:.0%} of their gap * reach "
+        "(the policy has stopped trying the better action there)"
+    )
 
 
 def _hand_class(table: Any, rank: int) -> str:
