@@ -70,7 +70,7 @@ def test_whole_game_through_a_pseudo_terminal() -> None:
         ["-m", "zanzibar_env.ui.play", "--opponents", "random", "--seed", "7", "--ruleset", "classic"],
         cwd=str(ROOT),
         encoding="utf-8",
-        timeout=30,
+        timeout=90,  # a loaded 2-core CI machine can take long to start the interpreter
         dimensions=(50, 160),
         env={"TERM": "xterm", "PATH": ""},
     )
@@ -96,7 +96,7 @@ def test_ctrl_c_exits_cleanly() -> None:
         ["-m", "zanzibar_env.ui.play", "--seed", "1"],
         cwd=str(ROOT),
         encoding="utf-8",
-        timeout=30,
+        timeout=90,  # a loaded 2-core CI machine can take long to start the interpreter
         env={"TERM": "xterm", "PATH": ""},
     )
     child.expect(PROMPT)
