@@ -130,6 +130,11 @@ def check_actions(
     checked (their action is ignored). ``who`` names the actor (e.g. ``"an opponent"``); ``rows``
     gives the env row of each entry (default ``0..N-1``)."""
     act = np.asarray(actions)
+    if act.dtype.kind in "iu" and act.ndim == 1:  # the usual case, every action legal: checked at once
+        a = act.astype(np.int64)
+        if np.count_nonzero(a.view(np.uint64) < NUM_ACTIONS) == a.size:  # (a negative wraps to >= 2**63)
+            if np.count_nonzero(legal.take(a)) == a.size:
+                return a
     by = f" from {who}" if who else ""
 
     def where(i: int) -> str:

@@ -82,7 +82,7 @@ class RowStreams:
         self._rows = np.arange(num_rows, dtype=np.int64)
         self.ptr = self._rows + WIDTH * num_rows  # cache used up: refilled at the first draw
         self.u = np.zeros(WIDTH * num_rows)  # cached draws
-        self.t = np.zeros(WIDTH * num_rows, np.int64)  # the same draws as throw indices floor(216 u)
+        self.t = np.zeros(WIDTH * num_rows, np.uint8)  # the same draws as throw indices floor(216 u)
         self.seed(self._rows, [None] * num_rows)
 
     def seed(self, rows: np.ndarray, seeds: Sequence[int | None]) -> None:
