@@ -224,19 +224,18 @@ class Encoder:
         g["g3"] = t[3].take(((lo >= 0) * nb + hi) * 9 + np.sign(best - lo) * 3 + np.sign(best - hi) + 13)
         if np.count_nonzero(paid):  # (else slot 15 stays 0)
             o[:, MID.stop - 1] = paid / MAX_EARLIER_PAYMENTS
-        g["stacks"] = (stacks / self.scale).astype(np.float32).view(f"V{4 * k}")[:, 0]
-        g["active"] = active.astype(np.float32).view(f"V{4 * k}")[:, 0]
-        o[:, SIZE] = (k if num_players is None else num_players) / MAX_PLAYERS
+        self._tail(o, stacks, active, num_players)
         return o
 
     def _tail(
         self, o: np.ndarray, stacks: np.ndarray, active: np.ndarray, n: np.ndarray | int | None
     ) -> None:
+        """Slots 16-32 of ``o`` (zeros there): the seat blocks (each written as one group of bytes) and
+        the table size."""
         k = stacks.shape[1]
-        o[:, STACKS.start + k : STACKS.stop] = 0.0
-        o[:, ACTIVE.start + k : ACTIVE.stop] = 0.0
-        o[:, STACKS.start : STACKS.start + k] = stacks / self.scale
-        o[:, ACTIVE.start : ACTIVE.start + k] = active
+        g = o.view(self._row_dtype(k))[:, 0]
+        g["stacks"] = (stacks / self.scale).astype(np.float32, order="C").view(f"V{4 * k}")[:, 0]
+        g["active"] = active.astype(np.float32, order="C").view(f"V{4 * k}")[:, 0]
         o[:, SIZE] = (k if n is None else n) / MAX_PLAYERS
 
     def tail(self, stacks: Sequence[int], active: Sequence[bool]) -> bytes:

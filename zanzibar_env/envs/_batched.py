@@ -63,6 +63,7 @@ class BatchedGame:
         self._legal = K.legal_mask(r.holds_allowed)
         self.seats = np.arange(self.n)
         self._rot = (self.seats[:, None] + self.seats[None, :]) % self.n  # _rot[a] = seats from a, clockwise
+        self._next_seat = self._rot[:, 1 % self.n]  # the seat after each, clockwise
         self._enc = encoder(r)
         self._best_of_turn = r.final_hand == "best"  # else best_after_roll is the identity
 
@@ -75,7 +76,7 @@ class BatchedGame:
         self.seat, self.start, self.cur, self.pos, self.norder = z(), z(), z(), z(), z()
         self.limit, self.rolls, self.ms, self.rounds = z(), z(), z(), z()
         self.lo_rank, self.lo_count, self.hi_rank, self.hi_seat, self.epay = z(), z(), z(), z(), z()
-        self.lo_seat = z()
+        self.norder[:] = n
         self.best_rank, self.best_ms = z(), z()  # the hand the turn scores if it stops now
         self.tlim = z()  # the roll limit of the turn being played (kernel.turn_limit at its first throw)
         self.inst = np.zeros(N, bool)  # the round ended on an instant Zanzibar
@@ -165,11 +166,9 @@ class BatchedGame:
         at = t * self.n + c  # flat index of (row, seat)
         self._hrank_flat[at] = rk
         self._hcat_flat[at] = self.CAT_MS.take(ms)
-        (self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t]) = (
-            K.public_after_turn(
-                self.lo_rank[t], self.lo_count[t], self.lo_seat[t], self.hi_rank[t], self.hi_seat[t], rk, c
-            )
-        )
+        (self.lo_rank[t], self.lo_count[t], _, self.hi_rank[t], self.hi_seat[t]) = K.public_after_turn(
+            self.lo_rank[t], self.lo_count[t], 0, self.hi_rank[t], self.hi_seat[t], rk, c
+        )  # (the lowest hand's seat is not kept: nothing here reads it)
         if self._own_pay:  # (else every hand adds 0)
             self.epay[t] += self.OWN_PAY.take(ms)
         p = self.pos[t]
@@ -186,18 +185,21 @@ class BatchedGame:
     def _next_active(self, r: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The first seat clockwise after ``after`` that is still in the game (itself if none other)."""
         if not self.lives:
-            return (after + 1) % self.n
+            return self._next_seat.take(after)
         rel = (self.seats[None, :] - after[:, None] - 1) % self.n
         return np.argmin(np.where(self.stacks[r] > 0, rel, _BIG), axis=1)
 
     def _new_round(self, r: np.ndarray, starter: np.ndarray) -> None:
         self.start[r], self.cur[r], self.pos[r] = starter, starter, 0
-        self.norder[r] = (self.stacks[r] > 0).sum(1) if self.lives else self.n
+        if self.lives:  # (else every seat plays every round: norder stays n)
+            self.norder[r] = (self.stacks[r] > 0).sum(1)
         self.limit[r] = self.rules.max_rolls
         self.hrank[r] = -1
-        self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.hi_seat[r], self.epay[r] = -1, 0, -1, -1, 0
-        self.lo_seat[r] = -1
-        self.inst[r] = False
+        self.lo_rank[r], self.lo_count[r], self.hi_rank[r], self.hi_seat[r] = -1, 0, -1, -1
+        if self._own_pay:  # (else nothing is ever paid before a turn: epay stays 0)
+            self.epay[r] = 0
+        if self.instant:  # (else inst stays False)
+            self.inst[r] = False
 
     def _resolve(self, t: np.ndarray) -> None:
         """Rows whose turn is over: end turns, settle rounds, start next turns until a decision or the end."""

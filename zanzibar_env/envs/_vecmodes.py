@@ -128,9 +128,8 @@ class VectorConventions(BatchedGame):
             if given is not None:
                 obs[k : k + rows.size] = given
             k += rows.size
-        final_obs = np.full(N, None, dtype=object)
-        for j, i in enumerate(e.tolist()):
-            final_obs[i] = obs[j]
+        final_obs = np.empty(N, dtype=object)  # (None everywhere)
+        final_obs[e] = np.fromiter(obs, dtype=object, count=e.size)  # each a row of obs
         mask = np.zeros(N, bool)
         mask[e] = True
         num_rounds, stacks = np.zeros(N, np.int64), np.zeros((N, self.n), np.int64)

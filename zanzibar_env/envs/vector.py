@@ -227,8 +227,11 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         return K.check_actions(act, self._legal, who="an opponent", rows=r)
 
     def _opponent_rows(self, r: np.ndarray) -> np.ndarray:
-        live = r[~(self.term[r] | self.trunc[r])]
-        return live[self.cur[live] != self.seat[live]]
+        waits = self.cur[r] != self.seat[r]
+        done = self.term[r] | self.trunc[r]
+        if np.count_nonzero(done):  # (rare: an episode that ended before the learner's first decision)
+            waits &= ~done
+        return r[waits]
 
     def _opponent_actions(self, r: np.ndarray) -> np.ndarray:
         if not r.size:
@@ -279,7 +282,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         return self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
 
     def _flat_obs(self) -> np.ndarray:
-        if not self.passing.any():
+        if not np.count_nonzero(self.passing):
             return self.encode_rows()
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
         p = np.flatnonzero(self.passing)
@@ -299,19 +302,21 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     def action_masks(self) -> np.ndarray:
         """Legal actions ``bool[N, 8]`` (all legal where an episode only waits to report its end)."""
         m = np.broadcast_to(self._legal, (self.num_envs, NUM_ACTIONS)).copy()
-        m[self.passing] = True
+        if np.count_nonzero(self.passing):
+            m[self.passing] = True
         return m
 
     def _infos(self, masks: np.ndarray) -> dict[str, Any]:
-        self._nodec[self.fresh] = self.passing[self.fresh]
+        np.copyto(self._nodec, self.passing, where=self.fresh)
         info = {
             "action_mask": masks,
             "seat": self.seat.copy(),
             "no_decision": self._nodec.copy(),
             "num_rounds": self.rounds.copy(),
         }
+        every = np.ones(self.num_envs, bool)
         for k in list(info):
-            info["_" + k] = np.ones(self.num_envs, bool)
+            info["_" + k] = every.copy()
         return info
 
     # ---- gymnasium API --------------------------------------------------------------------------
@@ -354,15 +359,18 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.pend[:] = 0.0
         self.fresh[:] = False
         self._ended, self._cut_obs = [], None
-        late = np.flatnonzero(self.passing & ~self._reported)  # ended before a decision: report now
-        if late.size:
-            self._finish(late)
-        new = np.flatnonzero(self.passing if self.same_step else self._reported)
-        if new.size:
-            self.begin_episode(new)
-        go = np.flatnonzero(~self.passing)
+        go, new = self._all_rows, self._all_rows[:0]
+        if np.count_nonzero(self.passing):
+            late = np.flatnonzero(self.passing & ~self._reported)  # ended before a decision: report now
+            if late.size:
+                self._finish(late)
+            new = np.flatnonzero(self.passing if self.same_step else self._reported)
+            if new.size:
+                self.begin_episode(new)
+            go = np.flatnonzero(~self.passing)
+            act = act[go]
         self._steps[go] += 1
-        self._play(go, act[go], new)
+        self._play(go, act, new)
         self._time_limit(go)
         final = self._episode_ends()
         self.passing = self.term | self.trunc
