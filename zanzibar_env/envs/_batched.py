@@ -64,6 +64,9 @@ class BatchedGame:
         self.seats = np.arange(self.n)
         self._rot = (self.seats[:, None] + self.seats[None, :]) % self.n  # _rot[a] = seats from a, clockwise
         self._next_seat = self._rot[:, 1 % self.n]  # the seat after each, clockwise
+        self._rot_t = np.ascontiguousarray(self._rot.T)  # _rot_t[p, a]: the seat at play position p from a
+        # _rel_seat[a * n + b] = (b - a) % n: the play position of seat b in a round that a starts
+        self._rel_seat = ((self.seats[None, :] - self.seats[:, None]) % self.n).reshape(-1)
         self._enc = encoder(r)
         self._best_of_turn = r.final_hand == "best"  # else best_after_roll is the identity
 
@@ -204,21 +207,34 @@ class BatchedGame:
     def _resolve(self, t: np.ndarray) -> None:
         """Rows whose turn is over: end turns, settle rounds, start next turns until a decision or the end."""
         while t.size:
+            s = self._turns_over(t)
+            if not s.size:
+                return
+            cont, ended = self._settle(s)
+            if cont.size:
+                self._new_round(cont, self._starter(cont))
+            if ended.size:  # report the end; SAME_STEP autoreset: begin the next episode at once
+                self._finish(ended)
+                if self.same_step:
+                    self.begin_episode(ended)
+                    cont = np.concatenate([cont, ended])
+            t = cont[self._start_turn(cont)]
+
+    def _turns_over(self, t: np.ndarray) -> np.ndarray:
+        """End the turns of rows ``t`` and start the next players' turns, ending again those over at once;
+        returns the rows whose round is over (to settle: together, one settlement per pass)."""
+        done = []
+        while t.size:
             over = self._end_turn(t)
             k = np.count_nonzero(over)
-            c = t[~over] if k else t
-            self.cur[c] = self._next_active(c, self.cur[c])
             if k:
-                cont, ended = self._settle(t[over] if k < t.size else t)
-                if cont.size:
-                    self._new_round(cont, self._starter(cont))
-                if ended.size:  # report the end; SAME_STEP autoreset: begin the next episode at once
-                    self._finish(ended)
-                    if self.same_step:
-                        self.begin_episode(ended)
-                        cont = np.concatenate([cont, ended])
-                c = np.concatenate([c, cont]) if c.size else cont
-            t = c[self._start_turn(c)]
+                done.append(t[over] if k < t.size else t)
+                if k == t.size:
+                    break
+                t = t[~over]
+            self.cur[t] = self._next_active(t, self.cur[t])
+            t = t[self._start_turn(t)]
+        return done[0] if len(done) == 1 else np.concatenate(done) if done else t[:0]
 
     def _starter(self, r: np.ndarray) -> np.ndarray:
         """Who rolls first in the next round of rows ``r``: the round's highest hand, or the next seat
@@ -265,9 +281,9 @@ class BatchedGame:
     def _settle(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Settle the rounds of rows ``s``; pay rewards, flag episode ends; returns the rows that play on
         and the rows whose episode ended (not counting episodes that began in this step)."""
-        rules, n = self.rules, self.n
-        # flat index into the [N, n] state of each (play position, row): [n, S], one row per position
-        at = s * n + self._rot.take(self.start[s], 0).T  # take: = _rot[start], faster
+        rules, n, start = self.rules, self.n, self.start[s]
+        sn = s * n  # flat index into the [N, n] state of each row's seat 0
+        at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T, faster)
         hr = list(self.hrank.take(at))
         tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
         losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
@@ -275,7 +291,7 @@ class BatchedGame:
         before = list(st)
         amounts, lost = None, 0  # (lives or penalty points lost: not read in chip rulesets)
         if rules.stake == "chips":
-            hi_cat = self.hcat.take(s * n + self.hi_seat[s])
+            hi_cat = self.hcat.take(sn + self.hi_seat[s])
             amounts = S.chip_amounts(rules, self.PAY, list(self.hcat.take(at)), hi_cat)
         else:
             lost = self.LIVES.take(self.hi_rank[s])
@@ -286,7 +302,8 @@ class BatchedGame:
         self.rounds[s] = rounds
         played = [r >= 0 for r in hr] if self.lives else hr  # (only the lives tie-break reads it)
         won, over = S.game_winners(rules, before, after, played, rounds)
-        return self._game_end(s, (self.seat[s] - self.start[s]) % n, new, st, won, over, losers, rounds)
+        me = self._rel_seat.take(start * n + self.seat[s])  # the learner's play position
+        return self._game_end(s, me, new, st, won, over, losers, rounds)
 
     def _game_end(
         self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
