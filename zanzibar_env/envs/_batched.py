@@ -285,8 +285,8 @@ class BatchedGame:
         sn = s * n  # flat index into the [N, n] state of each row's seat 0
         at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T, faster)
         hr = list(self.hrank.take(at))
-        tied = S.round_losers(rules, hr, self.lo_rank[s], self.inst[s])
-        losers = S.rolloff(rules, tied, lambda t, m: self._rolloff_throws(s, t, m))
+        inst = self.inst[s]
+        losers = self._rolloffs(s, S.round_losers(rules, hr, self.lo_rank[s], inst), inst)
         st = self.stacks.take(at)
         before = list(st)
         amounts, lost = None, 0  # (lives or penalty points lost: not read in chip rulesets)
@@ -304,6 +304,21 @@ class BatchedGame:
         won, over = S.game_winners(rules, before, after, played, rounds)
         me = self._rel_seat.take(start * n + self.seat[s])  # the learner's play position
         return self._game_end(s, me, new, st, won, over, losers, rounds)
+
+    def _rolloffs(self, s: np.ndarray, tied: list[np.ndarray], inst: np.ndarray) -> list[np.ndarray]:
+        """The losers of rows ``s`` after roll-offs (kernel: ``settlement.rolloff``), played by the rows
+        that may hold a tie: two hands or more at the lowest rank, or an instant round (the engine's test)."""
+        may = self.lo_count[s] > 1
+        if self.instant:
+            may |= inst
+        m = np.flatnonzero(may)
+        if not m.size:
+            return tied
+        rows = s.take(m)
+        sub = S.rolloff(self.rules, [t.take(m) for t in tied], lambda *a: self._rolloff_throws(rows, *a))
+        for t, x in zip(tied, sub, strict=True):
+            t[m] = x
+        return tied
 
     def _game_end(
         self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
