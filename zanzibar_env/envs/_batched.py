@@ -223,7 +223,7 @@ class BatchedGame:
     def _turns_over(self, t: np.ndarray) -> np.ndarray:
         """End the turns of rows ``t`` and start the next players' turns, ending again those over at once;
         returns the rows whose round is over (to settle: together, one settlement per pass)."""
-        done = []
+        done = [t[:0]]
         while t.size:
             over = self._end_turn(t)
             k = np.count_nonzero(over)
@@ -234,7 +234,7 @@ class BatchedGame:
                 t = t[~over]
             self.cur[t] = self._next_active(t, self.cur[t])
             t = t[self._start_turn(t)]
-        return done[0] if len(done) == 1 else np.concatenate(done) if done else t[:0]
+        return done[-1] if len(done) == 2 else np.concatenate(done)
 
     def _starter(self, r: np.ndarray) -> np.ndarray:
         """Who rolls first in the next round of rows ``r``: the round's highest hand, or the next seat
