@@ -17,7 +17,7 @@ from pathlib import Path
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
 
 from .optimal import default_cache_dir, solved_tables
-from .solver import seat_values
+from .solver import seat_values, solve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,7 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n in args.players:
         start = time.perf_counter()
         solved = solved_tables(rules, n, cache_dir=args.cache_dir, use_disk=not args.no_cache)
-        values = seat_values(solved.spec, solved.levels)
+        levels = solved.levels
+        if any(lv.dist is None for lv in levels[:n]):  # tables read from a cache keep no hand distributions
+            levels = solve(solved.spec)
+        values = seat_values(solved.spec, levels)
         cells = "  ".join(f"seat {s}: {v:+.6f}" for s, v in enumerate(values))
         print(f"{n} players ({time.perf_counter() - start:.3f} s): {cells}")
     return 0

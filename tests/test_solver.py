@@ -7,8 +7,10 @@ highest hand or by each payer's own hand, lives), independently of the solver's 
 
 from __future__ import annotations
 
+import io
 import itertools
 import pickle
+from contextlib import redirect_stdout
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
+from agents import solve as solve_cli
 from agents.optimal import _MEMORY, OptimalAgent, solved_tables, table_key
 from agents.solver import RoundSpec, lookup, seat_values, solve
 from agents.solver_turn import TIE_EPS, transitions
@@ -254,6 +257,9 @@ def test_disk_cache_pickle_and_errors(tmp_path: Path) -> None:
     _MEMORY.clear()
     again = solved_tables(rules, 3, tmp_path)
     assert again is not first
+    with redirect_stdout(io.StringIO()) as out:  # the solve command on tables read from the cache
+        assert solve_cli.main(["--ruleset", "alt_chips", "--players", "3", "--cache-dir", str(tmp_path)]) == 0
+    assert "3 players" in out.getvalue()
     for a, b in zip(first.levels, again.levels, strict=True):
         assert np.array_equal(a.keys, b.keys) and np.array_equal(a.policy, b.policy)
         assert np.allclose(a.wlow, b.wlow) and np.allclose(a.value, b.value)

@@ -130,6 +130,11 @@ def check_actions(
     checked (their action is ignored). ``who`` names the actor (e.g. ``"an opponent"``); ``rows``
     gives the env row of each entry (default ``0..N-1``)."""
     act = np.asarray(actions)
+    if act.dtype.kind in "iu" and act.ndim == 1:  # the usual case, every action legal: checked at once
+        a = act.astype(np.int64)
+        if np.count_nonzero(a.view(np.uint64) < NUM_ACTIONS) == a.size:  # (a negative wraps to >= 2**63)
+            if np.count_nonzero(legal.take(a)) == a.size:
+                return a
     by = f" from {who}" if who else ""
 
     def where(i: int) -> str:
@@ -244,7 +249,8 @@ def turn_limit(is_first: Number, limit: Number, max_rolls: int) -> Number:
 
 def turn_over(rolls_used: Number, limit: Number, instant: Number) -> Number:
     """The turn ends after the last allowed roll, or at once on an instant top hand."""
-    return (rolls_used >= limit) | instant
+    over = rolls_used >= limit
+    return over if instant is False else over | instant  # (``x | False`` is ``x``: one numpy call saved)
 
 
 def limit_after_turn(is_first: Number, rolls_used: Number, limit: Number, ruleset: Ruleset) -> Number:
@@ -254,7 +260,8 @@ def limit_after_turn(is_first: Number, rolls_used: Number, limit: Number, rulese
 
 def round_over(turns_taken: Number, active_players: Number, instant: Number) -> Number:
     """The round ends when every active player has rolled, or at once on an instant top hand."""
-    return (turns_taken >= active_players) | instant
+    over = turns_taken >= active_players
+    return over if instant is False else over | instant  # (``x | False`` is ``x``: one numpy call saved)
 
 
 def best_after_roll(

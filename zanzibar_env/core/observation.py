@@ -177,6 +177,35 @@ class Encoder:
         self._b_rolls, self._b_per7 = _f32_bytes(self._rolls_flat), _f32_bytes(self.per7)
         self._b_unit = _f32_bytes(np.array([-1.0, 0.0, 1.0], np.float32))  # sign + 1; flags: [1], [2]
         self._b_paid = _f32_bytes(np.arange(MAX_EARLIER_PAYMENTS + 1) / MAX_EARLIER_PAYMENTS)
+        self._groups()
+
+    def _groups(self) -> None:
+        """:meth:`rows` writes slots 0-15 as four groups of four, each one row of a table joined from the
+        tables above (the same float32 values, copied as 16 raw bytes: one copy per group, not per slot)."""
+        nb, per7, rank = len(self.rank), self.per7, self.rank  # nb: ranks -1..top
+        signs = [(a, b) for a in (-1.0, 0.0, 1.0) for b in (-1.0, 0.0, 1.0)]  # [sign + 1, sign + 1]
+        # slots (table index): 0-3 [ms, best + 1]; 4-7 [used, limit, is_first]; 8-11 [after, lo + 1,
+        # lo_count]; 12-14 [has, hi + 1, sign(best - lo) + 1, sign(best - hi) + 1] (15: written after)
+        groups = (
+            [(*d, r) for d in self.head for r in rank],
+            [(*u, f) for u in self._rolls_flat for f in (0.0, 1.0)],
+            [(p, lo >= 0, r, c) for p in per7 for lo, r in enumerate(rank, -1) for c in per7],
+            [(r, *(s if h else (0.0, 0.0)), 0.0) for h in (0, 1) for r in rank for s in signs],
+        )
+        self._nb = nb
+        self._t_groups = tuple(np.array(g, np.float32).view("V16")[:, 0] for g in groups)
+        self._dtypes: dict[int, np.dtype] = {}
+
+    def _row_dtype(self, k: int) -> np.dtype:
+        """An observation row as named byte groups (for ``k`` seats): what :meth:`rows` writes at once."""
+        dt = self._dtypes.get(k)
+        if dt is None:
+            fields = {"g0": 0, "g1": 16, "g2": 32, "g3": 48, "stacks": 64, "active": 96}
+            dt = self._dtypes[k] = np.dtype({
+                "names": list(fields), "formats": ["V16"] * 4 + [f"V{4 * k}"] * 2,
+                "offsets": list(fields.values()), "itemsize": 4 * OBS_SIZE,
+            })  # fmt: skip
+        return dt
 
     def rows(
         self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
@@ -186,28 +215,27 @@ class Encoder:
         """``float32[R, 33]``; ``best`` is the rank of the hand that counts now (``turn_best_rank``);
         ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
         ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
-        o = np.empty((ms.size, OBS_SIZE), np.float32)
-        # ``table.take(i, 0)`` gathers rows several times faster than ``table[i]`` (the same values)
-        o[:, DICE] = self.head.take(ms, 0)
-        o[:, RANK] = self.rank.take(best + 1)
-        o[:, ROLLS] = self._rolls_flat.take(used * self._rolls_stride + limit, 0)  # = self.rolls[used, limit]
-        has = lo >= 0
-        rank, per7, ranks = best, self.per7, self.rank
-        mid = (is_first, per7.take(after), has, ranks.take(lo + 1), per7.take(lo_count), ranks.take(hi + 1),
-               np.sign(rank - lo) * has, np.sign(rank - hi) * has, paid / MAX_EARLIER_PAYMENTS)  # fmt: skip
-        for k, col in enumerate(mid):
-            o[:, MID.start + k] = col
+        o = np.zeros((ms.size, OBS_SIZE), np.float32)
+        k, nb, t = stacks.shape[1], self._nb, self._t_groups
+        g = o.view(self._row_dtype(k))[:, 0]  # byte groups of each row (see _groups)
+        g["g0"] = t[0].take(ms * nb + best + 1)
+        g["g1"] = t[1].take((used * self._rolls_stride + limit) * 2 + is_first)
+        g["g2"] = t[2].take((after * nb + lo) * 8 + lo_count + 8)
+        g["g3"] = t[3].take(((lo >= 0) * nb + hi) * 9 + np.sign(best - lo) * 3 + np.sign(best - hi) + 13)
+        if np.count_nonzero(paid):  # (else slot 15 stays 0)
+            o[:, MID.stop - 1] = paid / MAX_EARLIER_PAYMENTS
         self._tail(o, stacks, active, num_players)
         return o
 
     def _tail(
         self, o: np.ndarray, stacks: np.ndarray, active: np.ndarray, n: np.ndarray | int | None
     ) -> None:
+        """Slots 16-32 of ``o`` (zeros there): the seat blocks (each written as one group of bytes) and
+        the table size."""
         k = stacks.shape[1]
-        o[:, STACKS.start + k : STACKS.stop] = 0.0
-        o[:, ACTIVE.start + k : ACTIVE.stop] = 0.0
-        o[:, STACKS.start : STACKS.start + k] = stacks / self.scale
-        o[:, ACTIVE.start : ACTIVE.start + k] = active
+        g = o.view(self._row_dtype(k))[:, 0]
+        g["stacks"] = (stacks / self.scale).astype(np.float32, order="C").view(f"V{4 * k}")[:, 0]
+        g["active"] = active.astype(np.float32, order="C").view(f"V{4 * k}")[:, 0]
         o[:, SIZE] = (k if n is None else n) / MAX_PLAYERS
 
     def tail(self, stacks: Sequence[int], active: Sequence[bool]) -> bytes:

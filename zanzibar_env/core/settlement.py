@@ -34,7 +34,7 @@ def _least(a: Number, b: Number) -> Number:
 
 def _none(flag: Number) -> bool:
     """True if ``flag`` is false everywhere (a Python bool, or an array with no true entry)."""
-    return flag is False or (type(flag) is np.ndarray and not flag.any())
+    return flag is False or (type(flag) is np.ndarray and not np.count_nonzero(flag))  # (faster than any())
 
 
 # ---- who loses --------------------------------------------------------------------------------------
@@ -78,7 +78,8 @@ def rolloff(
         worst: Number = _BIG
         for t, r in zip(tied, ranks, strict=True):
             worst = select(t & (r < worst), r, worst)
-        tied = [t & ((multi ^ True) | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
+        single = multi ^ True
+        tied = [t & (single | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
 
 
 # ---- who pays whom ----------------------------------------------------------------------------------
@@ -95,7 +96,7 @@ def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Seque
     a payer giving at most what it still holds (the loser takes chips: first to 0 wins)."""
     out = list(stacks)
     for j, lj in enumerate(losers):
-        if lj is False or (type(lj) is np.ndarray and not lj.any()):  # _none(lj), inlined
+        if lj is False or (type(lj) is np.ndarray and not np.count_nonzero(lj)):  # _none(lj), inlined
             continue
         for i, li in enumerate(losers):
             if i != j and li is not True:  # (a Python True: a loser, it pays nothing; arrays go through)

@@ -21,7 +21,9 @@ class VectorConventions(BatchedGame):
 
     metadata: dict[str, Any]
     _steps: np.ndarray
-    _fobs: np.ndarray | None
+    _ended: list[tuple[Any, ...]]
+    _oterm: np.ndarray
+    _otrunc: np.ndarray
     _cut_obs: tuple[np.ndarray, np.ndarray] | None
     opponents: list[Any]
     _np_random: np.random.Generator | None
@@ -30,6 +32,9 @@ class VectorConventions(BatchedGame):
     _skips: np.ndarray
 
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _seat_stacks(self, r: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _set_modes(self, autoreset_mode: Any, max_episode_steps: Any, skip: Any) -> None:
@@ -94,14 +99,48 @@ class VectorConventions(BatchedGame):
             return
         obs = self.encode_rows(cut)
         self.trunc[cut] = True
-        self._finish(cut)
-        assert self._fobs is not None
-        self._fobs[cut] = obs
+        self._finish(cut, obs)
         if self.same_step:
             self.begin_episode(cut)
             self._play(cut[:0], cut[:0], cut)
         else:
             self._cut_obs = (cut, obs)
+
+    def _finish(self, e: np.ndarray, obs: np.ndarray | None = None) -> None:
+        """Record the end of the episodes of rows ``e`` (gathered by :meth:`_episode_ends`): their final
+        observations ``obs``, or (``None``) the terminal ones, from the stacks as they are now."""
+        self._ended.append((e, self._seat_stacks(e), self.rounds[e], self.term[e], self.trunc[e], obs))
+
+    def _episode_ends(self) -> dict[str, Any] | None:
+        """The episode ends of this step, gathered once: sets the terminated / truncated flags; returns the
+        ``final_obs`` / ``final_info`` entries of ``infos`` (``SAME_STEP``, if an episode ended)."""
+        N = self.num_envs
+        self._oterm, self._otrunc = np.zeros(N, bool), np.zeros(N, bool)
+        if not self._ended:
+            return None
+        e, st, rounds, term, trunc = (np.concatenate([x[k] for x in self._ended]) for k in range(5))
+        self._oterm[e], self._otrunc[e] = term, trunc
+        if not self.same_step:  # (the last observation is returned by the step itself)
+            return None
+        obs = self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
+        k = 0
+        for rows, *_, given in self._ended:
+            if given is not None:
+                obs[k : k + rows.size] = given
+            k += rows.size
+        final_obs = np.empty(N, dtype=object)  # (None everywhere)
+        final_obs[e] = np.fromiter(obs, dtype=object, count=e.size)  # each a row of obs
+        mask = np.zeros(N, bool)
+        mask[e] = True
+        num_rounds, stacks = np.zeros(N, np.int64), np.zeros((N, self.n), np.int64)
+        num_rounds[e], stacks[e] = rounds, st
+        info = {"num_rounds": num_rounds, "_num_rounds": mask, "stacks": stacks, "_stacks": mask.copy()}
+        return {
+            "final_obs": final_obs,
+            "_final_obs": mask.copy(),
+            "final_info": info,
+            "_final_info": mask.copy(),
+        }
 
     def _begin_again(self, t: np.ndarray) -> np.ndarray:
         """``skip_no_decision``: begin again the new episodes among rows ``t`` that ended before the

@@ -151,7 +151,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._sources: list[DiceSource] | None = None
         self._no_batch: set[int] = set()
         self._has_reset = False
-        self._fobs: np.ndarray | None = None
+        self._ended: list[tuple[Any, ...]] = []  # the step's episode ends (see _finish)
         self._oterm = self._otrunc = np.zeros(self.num_envs, bool)
         self._reported = np.zeros(self.num_envs, bool)  # NEXT_STEP: ended last step, reset at this one
         self._nodec = np.zeros(self.num_envs, bool)  # the row's episode had no decision
@@ -227,8 +227,11 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         return K.check_actions(act, self._legal, who="an opponent", rows=r)
 
     def _opponent_rows(self, r: np.ndarray) -> np.ndarray:
-        live = r[~(self.term[r] | self.trunc[r])]
-        return live[self.cur[live] != self.seat[live]]
+        waits = self.cur[r] != self.seat[r]
+        done = self.term[r] | self.trunc[r]
+        if np.count_nonzero(done):  # (rare: an episode that ended before the learner's first decision)
+            waits &= ~done
+        return r[waits]
 
     def _opponent_actions(self, r: np.ndarray) -> np.ndarray:
         if not r.size:
@@ -269,20 +272,6 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
                 return
             t = r[self._act(r, self._opponent_actions(r))]
 
-    def _finish(self, e: np.ndarray) -> None:
-        if self._fobs is None:
-            N = self.num_envs
-            self._fobs = np.zeros((N, OBS_SIZE), np.float32)
-            self._frounds = np.zeros(N, np.int64)
-            self._fstacks = np.zeros((N, self.n), np.int64)
-            self._fmask = np.zeros(N, bool)
-        st = self._seat_stacks(e)
-        self._fobs[e] = self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
-        self._frounds[e] = self.rounds[e]
-        self._fstacks[e] = st
-        self._fmask[e] = True
-        self._oterm[e], self._otrunc[e] = self.term[e], self.trunc[e]
-
     # ---- observations ---------------------------------------------------------------------------
     def _seat_stacks(self, r: np.ndarray) -> np.ndarray:
         """Stacks ``[R, n]`` of rows ``r`` from each learner's seat, clockwise."""
@@ -293,7 +282,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         return self._enc.terminal(st, st > 0 if self.lives else np.ones_like(st))
 
     def _flat_obs(self) -> np.ndarray:
-        if not self.passing.any():
+        if not np.count_nonzero(self.passing):
             return self.encode_rows()
         obs = np.zeros((self.num_envs, OBS_SIZE), np.float32)
         p = np.flatnonzero(self.passing)
@@ -313,19 +302,21 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     def action_masks(self) -> np.ndarray:
         """Legal actions ``bool[N, 8]`` (all legal where an episode only waits to report its end)."""
         m = np.broadcast_to(self._legal, (self.num_envs, NUM_ACTIONS)).copy()
-        m[self.passing] = True
+        if np.count_nonzero(self.passing):
+            m[self.passing] = True
         return m
 
     def _infos(self, masks: np.ndarray) -> dict[str, Any]:
-        self._nodec[self.fresh] = self.passing[self.fresh]
+        np.copyto(self._nodec, self.passing, where=self.fresh)
         info = {
             "action_mask": masks,
             "seat": self.seat.copy(),
             "no_decision": self._nodec.copy(),
             "num_rounds": self.rounds.copy(),
         }
+        every = np.ones(self.num_envs, bool)
         for k in list(info):
-            info["_" + k] = np.ones(self.num_envs, bool)
+            info["_" + k] = every.copy()
         return info
 
     # ---- gymnasium API --------------------------------------------------------------------------
@@ -367,39 +358,27 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.acc, self.pend = self.pend, self.acc
         self.pend[:] = 0.0
         self.fresh[:] = False
-        self._fobs, self._cut_obs = None, None
-        self._oterm, self._otrunc = np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)
-        late = np.flatnonzero(self.passing & ~self._reported)  # ended before a decision: report now
-        if late.size:
-            self._finish(late)
-        new = np.flatnonzero(self.passing if self.same_step else self._reported)
-        if new.size:
-            self.begin_episode(new)
-        go = np.flatnonzero(~self.passing)
+        self._ended, self._cut_obs = [], None
+        go, new = self._all_rows, self._all_rows[:0]
+        if np.count_nonzero(self.passing):
+            late = np.flatnonzero(self.passing & ~self._reported)  # ended before a decision: report now
+            if late.size:
+                self._finish(late)
+            new = np.flatnonzero(self.passing if self.same_step else self._reported)
+            if new.size:
+                self.begin_episode(new)
+            go = np.flatnonzero(~self.passing)
+            act = act[go]
         self._steps[go] += 1
-        self._play(go, act[go], new)
+        self._play(go, act, new)
         self._time_limit(go)
+        final = self._episode_ends()
         self.passing = self.term | self.trunc
         self._reported = (self._oterm | self._otrunc) & (not self.same_step)
         obs, infos = self._observe()
-        if self._fobs is not None and self.same_step:
-            infos.update(self._final())
+        if final is not None:
+            infos.update(final)
         return obs, self.acc.copy(), self._oterm, self._otrunc, infos
-
-    def _final(self) -> dict[str, Any]:
-        assert self._fobs is not None
-        mask = self._fmask
-        final_obs = np.full(self.num_envs, None, dtype=object)
-        for i in np.flatnonzero(mask):
-            final_obs[i] = self._fobs[i]
-        info = {
-            "num_rounds": self._frounds,
-            "_num_rounds": mask,
-            "stacks": self._fstacks,
-            "_stacks": mask.copy(),
-        }
-        m = mask.copy()
-        return {"final_obs": final_obs, "_final_obs": m, "final_info": info, "_final_info": m.copy()}
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
@@ -409,7 +388,7 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "rule
 _FIELD_OF: dict[str, Callable[[ZanzibarVectorEnv, np.ndarray], Any]] = {  # ViewBatch field of rows r
     "dice": lambda g, r: _MS_DICE.take(g.ms[r], 0),  # = _MS_DICE[ms], several times faster
     "rolls_used": lambda g, r: g.rolls[r],
-    "roll_limit": lambda g, r: K.turn_limit(g.pos[r] == 0, g.limit[r], g.rules.max_rolls),
+    "roll_limit": lambda g, r: g.tlim[r],  # the turn's limit (kernel.turn_limit, kept at its first throw)
     "is_first": lambda g, r: (g.pos[r] == 0).astype(np.int64),
     "players_after": lambda g, r: g.norder[r] - g.pos[r] - 1,
     "lowest_rank": lambda g, r: g.lo_rank[r],
