@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "models" / "ppo_classic_2p.zip"
 TINY = [
     "num_envs=16",
+    "second_seat_frac=0.5",  # (the default's 0.25 of 16 envs would leave fewer than the 8 opponent groups)
     "n_steps=64",
     "batch_size=256",
     "n_epochs=2",

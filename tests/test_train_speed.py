@@ -10,7 +10,7 @@ from benchmarks import train_speed
 
 
 def test_train_speed_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:
-    tiny = ["num_envs=16", "n_steps=8", "batch_size=64", "n_epochs=1", "net_arch=[8]"]
+    tiny = ["num_envs=16", "second_seat_frac=0.5", "n_steps=8", "batch_size=64", "n_epochs=1", "net_arch=[8]"]
     assert train_speed.main(["--steps", "128", *(a for kv in tiny for a in ("--set", kv))]) == 0
     out = capsys.readouterr().out
     for row in ("MaskablePPO, SB3VecEnv", "plain PPO, SB3VecEnv", "env replayed", "CartPole-v1"):
