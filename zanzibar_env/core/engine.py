@@ -435,7 +435,7 @@ class RoundState:
         if len(ranks) < n:  # seats skipped by an instant top hand: no hand, pay by the top hand (category 0)
             ranks, cats = ranks + [-1] * (n - len(ranks)), cats + [0] * (n - len(cats))
         losers = S.round_losers(rules, ranks, self._lo, instant)
-        if (instant or self._lo_count > 1) and sum(losers) > 1:  # else one loser: the lowest hand's seat
+        if S.may_tie(self._lo_count, instant) and sum(losers) > 1:  # else one loser: the lowest hand's seat
             losers = S.rolloff(rules, losers, self._rolloff_throws)
         rec.losers = [s for s, lost in zip(order, losers) if lost]  # noqa: B905  (same length)
         stacks = self._stacks

@@ -59,6 +59,13 @@ def round_losers(ruleset: Ruleset, ranks: Sequence[Number], lo: Number, instant:
     return [_pick(instant, o & (r == worst), t) for r, o, t in zip(ranks, others, tied, strict=True)]
 
 
+def may_tie(lowest_count: Number, instant: Number) -> Number:
+    """Whether a round may have more than one loser before roll-offs: two hands or more share the lowest
+    rank, or the round ended on an instant top hand (every hand before it loses). Elsewhere the lowest
+    hand's seat is the one loser, and :func:`rolloff` has nothing to do (engines skip it)."""
+    return (lowest_count > 1) | instant
+
+
 def rolloff(
     ruleset: Ruleset, tied: list[Number], throw: Callable[[list[Number], Number], list[Number]]
 ) -> list[Number]:

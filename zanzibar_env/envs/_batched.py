@@ -307,11 +307,8 @@ class BatchedGame:
 
     def _rolloffs(self, s: np.ndarray, tied: list[np.ndarray], inst: np.ndarray) -> list[np.ndarray]:
         """The losers of rows ``s`` after roll-offs (kernel: ``settlement.rolloff``), played by the rows
-        that may hold a tie: two hands or more at the lowest rank, or an instant round (the engine's test)."""
-        may = self.lo_count[s] > 1
-        if self.instant:
-            may |= inst
-        m = np.flatnonzero(may)
+        that may hold a tie (kernel: ``settlement.may_tie``, as the engine)."""
+        m = np.flatnonzero(S.may_tie(self.lo_count[s], inst))
         if not m.size:
             return tied
         rows = s.take(m)
