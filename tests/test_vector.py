@@ -276,6 +276,21 @@ def test_table_encoding_is_encode_batch(name: str) -> None:
             vec.step(np.where(vec.action_masks()[:, 1], rng.integers(8, size=64), 7))
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("dice", 0), ("dice", 7), ("players_after", 8), ("lowest_count", -1), ("lowest_rank", 999),
+     ("highest_rank", -2), ("rolls_used", 4), ("is_first", 2)],
+)  # fmt: skip
+def test_encode_batch_refuses_values_no_view_holds(field: str, value: int) -> None:
+    vec = ZanzibarVectorEnv(4, opponents="random", seed=0)
+    vec.reset(seed=1)
+    batch = vec.view_batch(np.arange(4))
+    encode_batch(batch)  # the batch as the env made it encodes
+    getattr(batch, field)[0] = value
+    with pytest.raises(ValueError, match=f"ViewBatch.{field} must lie in"):
+        encode_batch(batch)
+
+
 @pytest.mark.parametrize("bot", ["greedy", "threshold", "escape", "optimal"])
 def test_agrees_with_single_env_with_registry_bots(bot: str) -> None:
     """The registry's bots (act_batch on lazy views in the vector env, act on views in the single env)."""

@@ -289,8 +289,27 @@ def _f32_bytes(table: np.ndarray) -> list[bytes]:
 encoder = per_ruleset(Encoder)
 
 
+def _check_batch(b: ViewBatch) -> None:
+    """``ValueError`` naming the first field of ``b`` outside what a view can hold (:meth:`Encoder.rows`
+    reads joined tables: an out-of-range value would silently read another row's slots)."""
+    top, rolls = b.ruleset.table.num_ranks - 1, b.ruleset.max_rolls
+    bounds = (
+        ("dice", b.dice, 1, 6), ("rolls_used", b.rolls_used, 0, rolls),
+        ("roll_limit", b.roll_limit, 0, rolls), ("is_first", b.is_first, 0, 1),
+        ("players_after", b.players_after, 0, MAX_PLAYERS - 1),
+        ("lowest_rank", b.lowest_rank, -1, top), ("lowest_count", b.lowest_count, 0, MAX_PLAYERS - 1),
+        ("highest_rank", b.highest_rank, -1, top),
+    )  # fmt: skip
+    for name, x, lo, hi in bounds:
+        x = np.asarray(x)
+        if x.size and (x.min() < lo or x.max() > hi):
+            raise ValueError(f"ViewBatch.{name} must lie in {lo}..{hi}, got values {x.min()}..{x.max()}")
+
+
 def encode_batch(b: ViewBatch) -> np.ndarray:
-    """Observations ``float32[B, OBS_SIZE]`` for a batch of views."""
+    """Observations ``float32[B, OBS_SIZE]`` for a batch of views (``ValueError`` on a field no view
+    can hold)."""
+    _check_batch(b)
     best = (
         b.hand_rank
         if b.turn_best_rank is None
