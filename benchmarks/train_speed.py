@@ -13,13 +13,21 @@ evaluation, TensorBoard and the progress bar are off. Rates are wall-clock steps
 machine may be shared, CPU-time steps/s of this process too (each ratio against the CartPole rate of
 the same kind).
 
-Run: ``python -m benchmarks.train_speed [--steps 100000] [--config PATH] [--set key=value ...]``
+``--profile`` instead runs the default setup's MaskablePPO once under :mod:`cProfile` (after one
+untimed rollout) and prints where its time goes: SB3's update (``train``), rollout collection and,
+inside it, the env's step, the policy's forward pass and the exploiter's updates, each in seconds and
+as a share of the whole ``learn`` call (profiling slows every Python call, so the shares are what to
+read, not the seconds).
+
+Run: ``python -m benchmarks.train_speed [--steps 100000] [--config PATH] [--set key=value ...] [--profile]``
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import dataclasses
+import pstats
 import time
 from pathlib import Path
 from typing import Any
@@ -140,12 +148,65 @@ def cartpole_speed(cfg: TrainConfig, steps: int) -> tuple[float, float]:
     return speed
 
 
+#: Rows of ``--profile``: a label and the (file suffix, function name) pairs whose cumulative time it sums.
+PROFILE_PARTS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("learn (everything)", (("ppo_mask.py", "learn"),)),
+    ("update (MaskablePPO.train)", (("ppo_mask.py", "train"),)),
+    ("collecting rollouts", (("ppo_mask.py", "collect_rollouts"),)),
+    ("  env step (SB3VecEnv.step_wait)", (("sb3.py", "step_wait"),)),
+    ("  policy forward (rollouts)", (("maskable/policies.py", "forward"),)),
+    ("exploiter updates (best responses)", (("opponents.py", "update"),)),
+)
+
+
+def profile_parts(cfg: TrainConfig, steps: int) -> dict[str, float]:
+    """Seconds of each :data:`PROFILE_PARTS` row in ``steps`` env steps of the default MaskablePPO setup
+    (cumulative times from :mod:`cProfile`, after one untimed rollout)."""
+    seed_everything(cfg.seed, cfg.torch_threads)
+    run_cfg = dataclasses.replace(cfg, algo="maskable_ppo", tensorboard=False)
+    opp = build_opponents(run_cfg, run_dir=None)
+    env = make_env(run_cfg, opp.opponents, opp.groups, opp.second)
+    model = make_model(run_cfg, env, Path("."))
+    callback = None
+    if opp.exploiter is not None:
+        from train.callbacks import ExploiterCallback
+
+        callback = ExploiterCallback(run_cfg, opp.exploiter)
+    model.learn(cfg.num_envs * cfg.n_steps, progress_bar=False, callback=callback)
+    prof = cProfile.Profile()
+    prof.enable()
+    model.learn(steps, progress_bar=False, reset_num_timesteps=False, callback=callback)
+    prof.disable()
+    env.close()
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    out = {}
+    for label, keys in PROFILE_PARTS:
+        out[label] = sum(
+            entry[3]
+            for (path, _, func), entry in stats.items()
+            if any(path.replace("\\", "/").endswith(end) and func == name for end, name in keys)
+        )
+    return out
+
+
+def print_profile(cfg: TrainConfig, steps: int) -> None:
+    """Print :func:`profile_parts` as seconds and shares of the whole ``learn`` call."""
+    parts = profile_parts(cfg, steps)
+    total = max(parts["learn (everything)"], 1e-9)
+    print(f"{'part (cProfile, cumulative)':<44} {'seconds':>9} {'share':>7}")
+    for label, sec in parts.items():
+        print(f"{label:<44} {sec:>9.2f} {sec / total:>7.1%}")
+
+
 def main(argv: list[str] | None = None) -> int:
     doc = (__doc__ or "").split("\n\n")[0]
     ap = argparse.ArgumentParser(prog="python -m benchmarks.train_speed", description=doc)
     ap.add_argument("--steps", type=int, default=100_000, help="env steps per measurement")
     ap.add_argument("--config", help="experiment YAML (default: the default training config)")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument(
+        "--profile", action="store_true", help="profile one training run instead (shares of its time)"
+    )
     args = ap.parse_args(argv)
     cfg = load_config(args.config, args.overrides)
     print(
@@ -154,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         f"n_steps={cfg.n_steps} batch_size={cfg.batch_size} n_epochs={cfg.n_epochs} net={cfg.net_arch} "
         f"torch_threads={cfg.torch_threads}; {args.steps} env steps each"
     )
+    if args.profile:
+        print_profile(cfg, args.steps)
+        return 0
     z_mask = zanzibar_speed(cfg, args.steps, "maskable_ppo")
     z_plain = zanzibar_speed(cfg, args.steps, "ppo")
     z_sb3 = sb3_only_speed(cfg, args.steps)
