@@ -137,6 +137,8 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     result = json.loads(out_json.read_text())
     assert {"greedy_mean", "exploit_mean", "value_first_vs_optimal", "tournament"} <= set(result)
     assert result["exploit_mean"] >= 0
+    # the last row scores the saved model: taken after the final rollout's update, not during the rollout
+    assert result["exploit_mean"] == pytest.approx(float(rows[-1]["exploit_mean"]), abs=1e-12)
     assert {r["name"] for r in result["tournament"]} == {"ppo", "random", "greedy"}
 
 

@@ -10,6 +10,7 @@ import io
 import time
 from pathlib import Path
 
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.core.safe_io import atomic_write_text
@@ -50,6 +51,7 @@ class EvalCallback(BaseCallback):
         self.rows: list[dict[str, float]] = []
         self._t0 = 0.0
         self._eval_seconds = 0.0
+        self._weights_at_eval: tuple[int, tuple[float, ...]] | None = None
 
     def _on_training_start(self) -> None:
         self._t0 = time.perf_counter()
@@ -72,6 +74,17 @@ class EvalCallback(BaseCallback):
             return
         if not self.rows or self.rows[-1]["timesteps"] != self.num_timesteps:
             self._evaluate()
+        elif self._stale():  # taken during the final rollout, before its update (or the averaging)
+            self.rows.pop()
+            self._evaluate()
+
+    def _stale(self) -> bool:
+        """Whether the weights changed since the last evaluation (an update, or the averaging)."""
+        return self._weights_at_eval != self._weights_now()
+
+    def _weights_now(self) -> tuple[int, tuple[float, ...]]:
+        sums = tuple(float(p.detach().double().sum()) for p in self.model.policy.parameters())
+        return int(getattr(self.model, "_n_updates", 0)), sums
 
     def train_seconds(self) -> float:
         """Wall-clock seconds spent training (evaluation time excluded), across resumed sessions."""
@@ -87,6 +100,7 @@ class EvalCallback(BaseCallback):
 
     def _evaluate(self) -> None:
         t = time.perf_counter()
+        self._weights_at_eval = self._weights_now()
         k = len(self.rows)
         figures = evaluate_model(
             self.model,
@@ -153,6 +167,54 @@ class EntropyScheduleCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+class WeightAverageCallback(BaseCallback):
+    """Average the policy's weights over the last part of a run (``cfg.average_from`` of its steps on).
+
+    From the first rollout that starts at or after ``average_from * total_timesteps`` env steps, the
+    weights left by each update are added to a uniform running mean (every parameter of the policy:
+    features, both networks, the heads); when training ends the model takes the mean, before the
+    final evaluation and save. Late PPO updates move near-tie actions back and forth (the run's step
+    size has decayed, the noise of the advantage estimates has not); the mean keeps what the last
+    updates agree on. Interrupted runs keep their live weights. A resumed run averages what its own
+    session sees.
+    """
+
+    def __init__(self, cfg: TrainConfig, guard: SignalGuard | None = None) -> None:
+        super().__init__(0)
+        self.start = cfg.average_from * cfg.total_timesteps
+        self.guard = guard
+        self.mean: list[torch.Tensor] | None = None
+        self.count = 0
+
+    def _add(self) -> None:
+        params = [p.detach() for p in self.model.policy.parameters()]
+        if self.mean is None:
+            self.mean = [p.clone() for p in params]
+            self.count = 1
+            return
+        self.count += 1
+        for m, p in zip(self.mean, params, strict=True):
+            m.add_(p - m, alpha=1.0 / self.count)
+
+    def _on_rollout_start(self) -> None:
+        if self.num_timesteps >= self.start and self.num_timesteps > 0:
+            self._add()  # the weights after the previous rollout's update
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.guard is not None and self.guard.caught:
+            return
+        if self.num_timesteps >= self.start:
+            self._add()  # the last update's weights
+        if self.mean is None:
+            return
+        with torch.no_grad():
+            for p, m in zip(self.model.policy.parameters(), self.mean, strict=True):
+                p.copy_(m)
 
 
 class ExploiterCallback(BaseCallback):

@@ -165,6 +165,13 @@ class TrainConfig:
         "entropy-coefficient schedule: 'constant' or 'linear' decay to 0",
         choices=("constant", "linear"),
     )
+    average_from: float = _f(
+        0.0,
+        "fraction of total_timesteps after which the policy's weights are averaged (the mean of the weights"
+        " after each update from then on); the run ends with the average; 0 = off",
+        lo=0,
+        hi=0.99,
+    )
     vf_coef: float = _f(0.5, "value-loss coefficient", lo=0, hi=100)
     max_grad_norm: float = _f(0.5, "gradient-norm clip", lo=0, hi=1e6)
     net_arch: list[int] = field(

@@ -55,6 +55,7 @@ from .callbacks import (
     EvalCallback,
     ExploiterCallback,
     SelfPlayCallback,
+    WeightAverageCallback,
     read_eval_csv,
 )
 from .config import (
@@ -317,7 +318,10 @@ def train(
         print(f"imitated {cfg.pretrain}: accuracy {figures['accuracy']:.4f} in {figures['seconds']} s")
     wall = _previous_train_seconds(run_dir) if resume else 0.0
     evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
-    callbacks: list[Any] = [StopOnSignal(guard), evaluator, *extra_callbacks]
+    callbacks: list[Any] = [StopOnSignal(guard)]
+    if cfg.average_from > 0:  # before the evaluator: the run's last evaluation scores the average
+        callbacks.append(WeightAverageCallback(cfg, guard))
+    callbacks += [evaluator, *extra_callbacks]
     if opp.pool is not None:
         callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
     if opp.exploiter is not None:
