@@ -28,10 +28,20 @@ def test_command_prints_each_variant(capsys: pytest.CaptureFixture[str]) -> None
 
 @pytest.mark.parametrize(
     ("variant", "words"),
-    [("nope<=3", "unknown rule 'nope'"), ("flat<=x", "whole number"), ("guard", "needs a chip limit")],
+    [
+        ("nope<=3", "unknown rule 'nope'"),
+        ("flat<=x", "whole number"),
+        ("flat<=", "whole number"),
+        ("guard", "needs a chip limit"),
+    ],
 )
 def test_bad_variant_is_a_clear_error(variant: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:
         stack_probe.main(["--games", "4", "--variants", "flat", variant])
     assert e.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_no_batched_play_that_would_ignore_the_rule() -> None:
+    with pytest.raises(NotImplementedError, match="one view at a time"):
+        stack_probe.parse_variant("flat<=2").act_batch(None)  # type: ignore[arg-type]

@@ -25,8 +25,11 @@ import argparse
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
 from agents.optimal import OptimalAgent, Solved
 from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
 from .tournament import run_tournament
@@ -47,7 +50,7 @@ class StackAwareOptimal(OptimalAgent):
         super().__init__()
         self.rule, self.limit = rule, limit
         self.name = rule if limit is None else f"{rule}<={limit}"
-        self._repaid: dict[tuple[int, int, int], tuple[Ruleset, Ruleset]] = {}
+        self._repaid: dict[tuple[int, ...], tuple[Ruleset, Ruleset]] = {}
 
     def _payments(self, view: View) -> dict[str, int] | None:
         """The payments to play by in this view (``None``: the ruleset's own)."""
@@ -68,17 +71,21 @@ class StackAwareOptimal(OptimalAgent):
         if pay is None:
             return super()._tables_for_view(view)
         key = (id(view.ruleset), *(pay[c] for c in CATEGORIES[1:]))
-        entry = self._repaid.get(key)  # type: ignore[arg-type]
+        entry = self._repaid.get(key)
         if entry is None or entry[0] is not view.ruleset:
             entry = (view.ruleset, dataclasses.replace(view.ruleset, payments=pay))
-            self._repaid[key] = entry  # type: ignore[index]
+            self._repaid[key] = entry
         return self._cached(entry[1], view.num_players)
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        """Not batched: the inherited batch look-up would ignore the stack rule and play plain ``optimal``."""
+        raise NotImplementedError(f"{self.name!r} plays one view at a time (act), e.g. in tournaments")
 
 
 def parse_variant(text: str) -> StackAwareOptimal:
     """``flat``, ``flat<=C``, ``capped<=C`` or ``guard<=C`` -> the agent (``ValueError`` otherwise)."""
-    rule, _, limit = text.partition("<=")
-    if limit and not limit.isdigit():
+    rule, sep, limit = text.partition("<=")
+    if sep and not limit.isdigit():
         raise ValueError(f"bad variant {text!r}: the limit after '<=' must be a whole number of chips")
     return StackAwareOptimal(rule, int(limit) if limit else None)
 
