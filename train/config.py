@@ -108,6 +108,11 @@ class TrainConfig:
     skip_no_decision: bool = _f(
         False, "replay episodes that end before the learner's first decision (no dummy step)"
     )
+    expected_reward: bool = _f(
+        False,
+        "2-player rounds against optimal: pay each round's exact expected result given the learner's own "
+        "hand (the other turn and roll-offs averaged by the solver; train/expected_reward.py)",
+    )
     # --- self-play
     self_play: bool = _f(False, "add a pool of the learner's own past checkpoints to the opponents")
     self_play_pool: int = _f(5, "most recent checkpoints kept in the self-play pool", lo=1, hi=1000)
@@ -329,6 +334,7 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ValueError(f"config key 'ruleset': {e}") from None
     _check_seat_split(cfg)
+    _check_expected_reward(cfg)
     if cfg.batch_size > cfg.n_steps * cfg.num_envs:
         raise _bad("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}")
     return cfg
@@ -349,6 +355,24 @@ def _check_game_keys(cfg: TrainConfig) -> None:
             raise _bad(
                 "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"
             ) from None
+
+
+def _check_expected_reward(cfg: TrainConfig) -> None:
+    """``expected_reward`` reads the solver's 2-player round tables: only right against ``optimal`` (whose
+    values the exploiter shares) in 2-player rounds with chip/life rewards."""
+    if not cfg.expected_reward:
+        return
+    needs = (
+        ("env_id", cfg.env_id == "ZanzibarRound-v1", "ZanzibarRound-v1"),
+        ("num_players", cfg.num_players == 2, "2"),
+        ("reward", cfg.reward == "chips", "'chips'"),
+        ("opponents", list(cfg.opponents) == ["optimal"], "[optimal] (the exploiter may join)"),
+        ("self_play", not cfg.self_play, "false"),
+    )
+    for key, ok, want in needs:
+        if not ok:
+            got = f"{key}={getattr(cfg, key)!r}"
+            raise _bad("expected_reward", True, f"false unless {key} is {want}; got {got}")
 
 
 def seat_split(cfg: TrainConfig) -> tuple[int, int]:

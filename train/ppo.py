@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.rules import load_ruleset
 
@@ -126,8 +127,9 @@ def make_env(
     opponents: Any,
     groups: list[Any] | None,
     second: tuple[Any, list[Any] | None] | None = None,
-) -> SB3VecEnv:
-    """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``).
+) -> VecEnv:
+    """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``): an
+    :class:`SB3VecEnv`, inside :class:`train.expected_reward.ExpectedRoundReward` under ``expected_reward``.
 
     With ``second_seat_frac > 0`` the envs are split in two parts in one vector env (a seat per env),
     each part playing every opponent group: the first follows ``cfg.seat``, in the second the learner
@@ -135,8 +137,20 @@ def make_env(
     ``second`` (``(opponents, groups)`` of the second part, see :class:`train.opponents.Opponents`) the
     two parts are two vector envs side by side (vector env ``g`` reset with ``seed + 7919 * g``).
     """
+    env = _make_sb3(cfg, opponents, groups, second)
+    if not cfg.expected_reward:
+        return env
+    from .expected_reward import ExpectedRoundReward
+
+    return ExpectedRoundReward.for_ruleset(env, cfg.ruleset)
+
+
+def _make_sb3(
+    cfg: TrainConfig, opponents: Any, groups: list[Any] | None, second: tuple[Any, list[Any] | None] | None
+) -> SB3VecEnv:
+    """The SB3 vector env of :func:`make_env`, before any reward wrapper."""
     follow, n_second = seat_split(cfg)
-    common = {
+    common: dict[str, Any] = {
         "ruleset": cfg.ruleset,
         "num_players": cfg.num_players,
         "reward": cfg.reward,
@@ -157,7 +171,7 @@ def make_env(
     return envs[0] if len(envs) == 1 else SB3VecEnv([v for e in envs for v in e.venvs])
 
 
-def make_model(cfg: TrainConfig, env: SB3VecEnv, run_dir: Path) -> Any:
+def make_model(cfg: TrainConfig, env: VecEnv, run_dir: Path) -> Any:
     """A fresh ``MaskablePPO``/``PPO`` with ``cfg``'s hyper-parameters."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO

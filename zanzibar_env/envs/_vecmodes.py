@@ -109,7 +109,10 @@ class VectorConventions(BatchedGame):
     def _finish(self, e: np.ndarray, obs: np.ndarray | None = None) -> None:
         """Record the end of the episodes of rows ``e`` (gathered by :meth:`_episode_ends`): their final
         observations ``obs``, or (``None``) the terminal ones, from the stacks as they are now."""
-        self._ended.append((e, self._seat_stacks(e), self.rounds[e], self.term[e], self.trunc[e], obs))
+        rel = e[:, None] * self.n + self._rot.take(self.seat[e], 0)  # each row's seats from the learner's
+        first = (self.start[e] - self.seat[e]) % self.n  # who rolled first, counted from the learner
+        ended = (self.stacks.take(rel), self.rounds[e], self.term[e], self.trunc[e])
+        self._ended.append((e, *ended, self.hrank.take(rel), first, self.limit[e], obs))
 
     def _episode_ends(self) -> dict[str, Any] | None:
         """The episode ends of this step, gathered once: sets the terminated / truncated flags; returns the
@@ -118,7 +121,9 @@ class VectorConventions(BatchedGame):
         self._oterm, self._otrunc = np.zeros(N, bool), np.zeros(N, bool)
         if not self._ended:
             return None
-        e, st, rounds, term, trunc = (np.concatenate([x[k] for x in self._ended]) for k in range(5))
+        e, st, rounds, term, trunc, hands, first, limit = (
+            np.concatenate([x[k] for x in self._ended]) for k in range(8)
+        )
         self._oterm[e], self._otrunc[e] = term, trunc
         if not self.same_step:  # (the last observation is returned by the step itself)
             return None
@@ -132,9 +137,14 @@ class VectorConventions(BatchedGame):
         final_obs[e] = np.fromiter(obs, dtype=object, count=e.size)  # each a row of obs
         mask = np.zeros(N, bool)
         mask[e] = True
-        num_rounds, stacks = np.zeros(N, np.int64), np.zeros((N, self.n), np.int64)
-        num_rounds[e], stacks[e] = rounds, st
-        info = {"num_rounds": num_rounds, "_num_rounds": mask, "stacks": stacks, "_stacks": mask.copy()}
+        info: dict[str, Any] = {}
+        for key, vals in (
+            ("num_rounds", rounds), ("stacks", st), ("hand_ranks", hands), ("first_roller", first),
+            ("roll_limit", limit),
+        ):  # fmt: skip
+            full = np.zeros((N, *vals.shape[1:]), np.int64)
+            full[e] = vals
+            info[key], info["_" + key] = full, mask.copy()
         return {
             "final_obs": final_obs,
             "_final_obs": mask.copy(),

@@ -71,6 +71,7 @@ class SB3VecEnv(VecEnv):
         self._lengths = np.zeros(n, np.int64)
         self._t0 = time.perf_counter()
         self._actions: np.ndarray | None = None
+        self._finals: list[dict[str, np.ndarray] | None] = []  # each vector env's final_info of the last step
         if seed_offsets is not None and (len(self.venvs) != 1 or len(seed_offsets) != n):
             raise ValueError(f"seed_offsets needs one vector env and {n} offsets, got {len(seed_offsets)}")
         self._offsets = None if seed_offsets is None else [int(o) for o in seed_offsets]
@@ -92,6 +93,7 @@ class SB3VecEnv(VecEnv):
             seeds = [None if seed is None else seed + 7919 * g for g in range(len(self.venvs))]
             obs = [v.reset(seed=s)[0] for v, s in zip(self.venvs, seeds, strict=True)]
         self._reset_seeds()
+        self._finals = []
         self._returns[:] = 0.0
         self._lengths[:] = 0
         return np.concatenate(obs).astype(np.float32, copy=False)
@@ -104,6 +106,7 @@ class SB3VecEnv(VecEnv):
         b = self._bounds
         parts = [v.step(self._actions[b[g] : b[g + 1]]) for g, v in enumerate(self.venvs)]
         self._actions = None
+        self._finals = [p[4].get("final_info") for p in parts]
         obs = np.concatenate([p[0] for p in parts]).astype(np.float32, copy=False)
         rew = np.concatenate([p[1] for p in parts]).astype(np.float32, copy=False)
         term = np.concatenate([p[2] for p in parts]).astype(bool, copy=False)
@@ -128,6 +131,22 @@ class SB3VecEnv(VecEnv):
             self._returns[done] = 0.0
             self._lengths[done] = 0
         return obs, rew, done, infos
+
+    def final_info(self, key: str) -> np.ndarray | None:
+        """``infos["final_info"][key]`` of the last step over all ``num_envs`` envs (the vector envs' arrays
+        joined; zeros for envs whose episode did not end in it), or ``None`` if no episode ended.
+        ``KeyError`` for a key the vector env does not report (see its docstring, "Episode End")."""
+        finals = self._finals
+        given = [f for f in finals if f is not None]
+        if not given:
+            return None
+        like = given[0][key]
+        b = self._bounds
+        out = np.zeros((self.num_envs, *like.shape[1:]), like.dtype)
+        for g, f in enumerate(finals):
+            if f is not None:
+                out[b[g] : b[g + 1]] = f[key]
+        return out
 
     def action_masks(self) -> np.ndarray:
         """Legal-action masks ``bool[num_envs, 8]`` for the current observations."""

@@ -61,7 +61,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     needs). ``SAME_STEP``: when an env's episode ends, the returned observation is already the new
     episode's first observation; the last observation is in ``infos["final_obs"]`` (an object array,
     ``None`` where no episode ended) and ``infos["final_info"]`` (a dict of arrays: ``num_rounds``,
-    ``stacks`` relative to the learner), each with a bool mask ``infos["_final_obs"]`` /
+    ``stacks`` relative to the learner; and of the episode's last round: ``hand_ranks`` ``int[N, n]``,
+    each seat's hand rank relative to the learner, -1 where a seat had no hand, ``first_roller``, the
+    seat that rolled first counted clockwise from the learner (0 = the learner), ``roll_limit``, the
+    limit the first roller set), each with a bool mask ``infos["_final_obs"]`` /
     ``infos["_final_info"]``. ``NEXT_STEP``: the step that ends an episode returns its last observation;
     the next step ignores that env's action and returns the new episode's first observation with
     reward 0. Rewards of rounds that end before the new episode's first decision are paid with its
@@ -102,6 +105,8 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
       ``autoreset_mode`` (``SAME_STEP`` or ``NEXT_STEP``), ``max_episode_steps``, per-env seeds (a
       stream per env; an int seed ``s`` seeds env ``i`` with ``s + i``), ``obs_type``; every action
       of the learner and the opponents checked, the env row named.
+      Added later within v1 (nothing removed or changed): ``final_info`` keys ``hand_ranks``,
+      ``first_roller``, ``roll_limit``.
     * v0: initial version.
     """
 
