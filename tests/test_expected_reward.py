@@ -26,8 +26,9 @@ def _rounds(ruleset: str, steps: int, seed: int = 1) -> dict[str, np.ndarray]:
     """Finished 2-player rounds of a learner acting at random against ``optimal``: sampled rewards and the
     ``final_info`` of each."""
     env = ZanzibarVectorEnv(
-        128, ruleset=ruleset, opponents=make_agent("optimal"), episode="round", seed=seed, skip_no_decision=True
-    )
+        128, ruleset=ruleset, opponents=make_agent("optimal"), episode="round", seed=seed,
+        skip_no_decision=True,
+    )  # fmt: skip
     _, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     keys = ("hand_ranks", "first_roller", "roll_limit")
@@ -121,7 +122,7 @@ def test_the_wrapper_pays_table_values_and_keeps_the_sampled_episode_return() ->
             paid.append(round(float(rew[i]), 6))
             sampled.append(infos[i]["episode"]["r"])
     assert len(paid) > 100 and set(paid) <= allowed
-    assert set(sampled) <= {-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0}  # whole chips: the sampled result
+    assert set(sampled) <= {-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0}  # whole chips: sampled results
     assert paid != sampled
 
 
@@ -149,3 +150,13 @@ def test_a_tiny_run_trains_with_it(tmp_path: Path) -> None:
     assert ppo.main(set_args(args)) == 0
     (run_dir,) = tmp_path.iterdir()
     assert load_config(run_dir / "config.yaml").expected_reward is True
+
+
+def test_reward_noise_benchmark_prints_a_row_per_agent_and_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import reward_noise
+
+    assert reward_noise.main(["--agents", "optimal", "--rounds", "3000"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("optimal")]
+    assert [r[1] for r in rows] == ["first", "second"]
+    first = [float(x) for x in rows[0][2:6]]  # mean, sd sampled, sd expected, variance ratio
+    assert first[2] < first[1] and first[3] > 1.5  # rolling first, the expectation removes half the variance
