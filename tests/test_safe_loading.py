@@ -227,6 +227,8 @@ def test_interrupted_training_saves_a_checkpoint_and_resumes(tmp_path: Path) -> 
         "--set",
         "opponents=[random]",
         "--set",
+        "expected_reward=false",  # (the default's expected reward assumes optimal opponents)
+        "--set",
         "exploiter_frac=0",
         "--set",
         "progress_bar=false",

@@ -69,6 +69,7 @@ def test_overrides_parse_yaml_scalars() -> None:
             "net_arch=[32, 32]",
             "total_timesteps=1e4",
             "opponents=greedy",
+            "expected_reward=false",  # (the default's expected reward assumes optimal opponents)
             "seat=1",
             "self_play=true",
         ]
@@ -152,6 +153,7 @@ def test_same_seed_same_evaluation_curve(tmp_path: Path) -> None:
                 "eval_freq=512",
                 "eval_exact=false",
                 "opponents=greedy",
+                "expected_reward=false",
                 "seed=3",
                 f"runs_dir={tmp_path / str(k)}",
             ]
@@ -174,6 +176,7 @@ def test_self_play_pool_fills(tmp_path: Path) -> None:
             "self_play_freq=512",
             "self_play_pool=2",
             "opponents=[greedy]",
+            "expected_reward=false",
             f"runs_dir={tmp_path}",
         ]
     )

@@ -79,6 +79,7 @@ def test_averaging_changes_only_the_end_of_a_run(tmp_path: Path) -> None:
     runs = {}
     for avg in (0.0, 0.5):
         sets = [*TINY, "total_timesteps=4096", "eval_freq=1024", "opponents=greedy", "exploiter_frac=0"]
+        sets += ["expected_reward=false"]  # (it assumes optimal opponents)
         assert ppo.main(set_args([*sets, f"average_from={avg}", f"runs_dir={tmp_path / str(avg)}"])) == 0
         (runs[avg],) = (tmp_path / str(avg)).iterdir()
     plain, averaged = (_rows(runs[a]) for a in (0.0, 0.5))
