@@ -6,9 +6,10 @@ player's expected result given its final hand is a number the solver already hol
 (:func:`agents.solver.turn_problem`'s stop values). :func:`turn_end_values` collects them as tables:
 
 - ``first[L - 1, h]``: the first roller ends its turn after ``L`` rolls with a hand of rank ``h``; the
-  second roller plays :class:`~agents.optimal.OptimalAgent` (any best response to the first roller has
-  the same values: it sees the first hand, so its turn is a one-player problem; ties between its
-  actions leave its value unchanged and, the round being zero-sum, the first roller's too).
+  second roller plays :class:`~agents.optimal.OptimalAgent`. An exact best response to the first roller
+  (:func:`agents.exact.best_response`, the training exploiter) gives the same values: it sees the first
+  hand, so its turn is the same one-player problem, and it breaks ties between actions as the solver
+  does (``tests/test_expected_reward.py`` checks this in every shipped ruleset).
 - ``second[L - 1, f, h]``: the second roller ends with rank ``h`` against the first roller's rank ``f``
   and the roll limit ``L``; only a roll-off is left (averaged).
 

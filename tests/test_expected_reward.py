@@ -69,18 +69,22 @@ def test_rolling_first_the_table_is_the_mean_of_the_reward(ruleset: str) -> None
     assert (r["roll_limit"][first] >= 1).all() and (r["roll_limit"][first] <= 3).all()
 
 
-def test_a_best_response_rolling_second_has_the_values_of_optimal() -> None:
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_best_response_rolling_second_has_the_values_of_optimal(ruleset: str) -> None:
     """Why the exploiter may join: the first roller's stop values against any best response rolling second
-    are the table's (here the best response to ``greedy`` rolling first)."""
-    rules = load_ruleset("classic")
+    are the table's (here the best response to ``greedy`` rolling first), in every ruleset (lives rounds
+    are not zero-sum, but the ties are broken alike)."""
+    rules = load_ruleset(ruleset)
     ds = decision_states(rules)
     br = best_response(make_agent("greedy"), rules, seat=1)
     levels = solve(ds.spec, fixed={1: agent_policy(br, ds)[1]})
     start = levels[0].keys
     nxt = lookup(levels[1].keys, successor_keys(ds.spec, 0, start))
-    stop = turn_problem(ds.spec, 0, start, nxt, levels[1]).stop[0]  # [rolls, 56]
+    stop = turn_problem(ds.spec, 0, start, nxt, levels[1]).stop[0]  # [rolls or 1, 56]
     table = turn_end_values(rules).first
-    np.testing.assert_allclose(stop, table[:, ds.spec.rank_of_m], atol=1e-9)
+    m = np.array([k for k in range(56) if k != ds.spec.instant_m])  # (an instant hand ends the round)
+    stop = np.broadcast_to(stop, (table.shape[0], 56))
+    np.testing.assert_allclose(stop[:, m], table[:, ds.spec.rank_of_m[m]], atol=1e-9)
     both = solve(ds.spec, fixed={0: agent_policy(make_agent("greedy"), ds)[0], 1: agent_policy(br, ds)[1]})
     assert seat_values(ds.spec, both)[1] == pytest.approx(br.value, abs=1e-9)  # (it is that best response)
 
