@@ -144,7 +144,7 @@ def test_configs_it_would_not_be_exact_for_are_refused(sets: list[str], names: s
         _cfg("expected_reward=true", *sets)
 
 
-def test_a_tiny_run_trains_with_it(tmp_path: Path) -> None:
+def test_a_tiny_run_trains_with_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from train import ppo
 
     from .cli_args import set_args
@@ -152,6 +152,7 @@ def test_a_tiny_run_trains_with_it(tmp_path: Path) -> None:
 
     args = [*TINY, "expected_reward=true", "total_timesteps=2048", "eval_freq=2048", f"runs_dir={tmp_path}"]
     assert ppo.main(set_args(args)) == 0
+    assert "rounds pay their expected result (expected_reward)" in capsys.readouterr().out
     (run_dir,) = tmp_path.iterdir()
     assert load_config(run_dir / "config.yaml").expected_reward is True
 

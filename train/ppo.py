@@ -408,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
             f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
+            + ("; rounds pay their expected result (expected_reward)" if cfg.expected_reward else "")
         )
         model, evaluator = train(cfg, run_dir, resume=bool(args.resume), guard=guard)
         if guard.caught:
