@@ -63,7 +63,8 @@ def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     ``bool[B, 8]`` (an illegal choice of a model without masks becomes 0, re-throw all)."""
     masks = np.broadcast_to(np.asarray(legal, bool), (obs.shape[0], NUM_ACTIONS))
     if is_maskable(model):
-        actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
+        # (a writable copy: torch warns on read-only arrays such as this broadcast view)
+        actions, _ = model.predict(obs, deterministic=True, action_masks=masks.copy())
     else:
         actions, _ = model.predict(obs, deterministic=True)
     actions = np.asarray(actions, np.int64).reshape(-1)
@@ -97,7 +98,7 @@ class ModelAgent(BaseAgent):
         obs = th.as_tensor(encode_batch(batch))
         with th.no_grad():
             if is_maskable(model):
-                masks = np.broadcast_to(legal, (len(batch), NUM_ACTIONS))
+                masks = np.broadcast_to(legal, (len(batch), NUM_ACTIONS)).copy()
                 dist = model.policy.get_distribution(obs, action_masks=masks)
             else:
                 dist = model.policy.get_distribution(obs)
