@@ -30,6 +30,7 @@ from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 from .optimal import solved_tables
 from .solver import RoundSpec, lookup, successor_keys, turn_problem
+from .solver_best import representatives
 from .solver_turn import TurnProblem
 
 
@@ -56,13 +57,6 @@ class TurnEndValues:
         return np.where(ok, out, np.nan)
 
 
-def _representatives(spec: RoundSpec) -> np.ndarray:
-    """``int[num_ranks]``: one multiset of each rank (the stop values depend on a hand's rank only)."""
-    rep = np.zeros(spec.num_ranks, np.int64)
-    rep[spec.rank_of_m[::-1]] = np.arange(len(spec.rank_of_m))[::-1]  # the lowest index of each rank
-    return rep
-
-
 def _stop_values(spec: RoundSpec, tp: TurnProblem, rep: np.ndarray) -> np.ndarray:
     """``float[S, Rt, num_ranks]``: stop values of ``tp`` by rank (an instant hand: its own value)."""
     out = tp.stop[:, :, rep].astype(np.float64, copy=True)
@@ -77,7 +71,7 @@ def turn_end_values(ruleset: str | Ruleset | dict[str, Any] = "classic") -> Turn
     rules = load_ruleset(ruleset)
     solved = solved_tables(rules, 2)
     spec, levels = solved.spec, solved.levels
-    rep, rmax = _representatives(spec), spec.max_rolls
+    rep, rmax = representatives(spec.rank_of_m), spec.max_rolls  # (stop values depend on the rank only)
     start = levels[0].keys
     nxt0 = lookup(levels[1].keys, successor_keys(spec, 0, start))
     stop0 = _stop_values(spec, turn_problem(spec, 0, start, nxt0, levels[1]), rep)[0]  # [Rt, R]
