@@ -100,8 +100,13 @@ def test_ctrl_c_exits_cleanly() -> None:
         env={"TERM": "xterm", "PATH": ""},
     )
     child.expect(PROMPT)
-    child.sendintr()
-    child.expect("Interrupted; the game is abandoned")
+    # (once, under heavy load, a first ^C echoed at the prompt was never answered: send it again)
+    for _ in range(3):
+        child.sendintr()
+        if child.expect(["Interrupted; the game is abandoned", pexpect.TIMEOUT], timeout=20) == 0:
+            break
+    else:
+        raise AssertionError(f"no answer to three Ctrl-C at the prompt; output: {child.before!r}")
     rest = child.read()
     child.close()
     assert "Traceback" not in rest
