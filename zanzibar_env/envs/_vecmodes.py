@@ -34,7 +34,7 @@ class VectorConventions(BatchedGame):
     def _play(self, r: np.ndarray, act: np.ndarray, new: np.ndarray) -> None:
         raise NotImplementedError
 
-    def _seat_stacks(self, r: np.ndarray) -> np.ndarray:
+    def _learner_cells(self, r: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _set_modes(self, autoreset_mode: Any, max_episode_steps: Any, skip: Any) -> None:
@@ -109,7 +109,7 @@ class VectorConventions(BatchedGame):
     def _finish(self, e: np.ndarray, obs: np.ndarray | None = None) -> None:
         """Record the end of the episodes of rows ``e`` (gathered by :meth:`_episode_ends`): their final
         observations ``obs``, or (``None``) the terminal ones, from the stacks as they are now."""
-        rel = e[:, None] * self.n + self._rot.take(self.seat[e], 0)  # each row's seats from the learner's
+        rel = self._learner_cells(e)
         first = (self.start[e] - self.seat[e]) % self.n  # who rolled first, counted from the learner
         ended = (self.stacks.take(rel), self.rounds[e], self.term[e], self.trunc[e])
         self._ended.append((e, *ended, self.hrank.take(rel), first, self.limit[e], obs))

@@ -278,9 +278,14 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             t = r[self._act(r, self._opponent_actions(r))]
 
     # ---- observations ---------------------------------------------------------------------------
+    def _learner_cells(self, r: np.ndarray) -> np.ndarray:
+        """Flat indices ``[R, n]`` into the ``[N, n]`` state of rows ``r``'s seats from each learner's seat,
+        clockwise (a ``take`` with them beats a 2-D fancy index)."""
+        return r[:, None] * self.n + self._rot.take(self.seat[r], 0)
+
     def _seat_stacks(self, r: np.ndarray) -> np.ndarray:
         """Stacks ``[R, n]`` of rows ``r`` from each learner's seat, clockwise."""
-        return self.stacks.take(r[:, None] * self.n + self._rot.take(self.seat[r], 0))  # no 2-D fancy index
+        return self.stacks.take(self._learner_cells(r))
 
     def _terminal_obs(self, r: np.ndarray) -> np.ndarray:
         st = self._seat_stacks(r)
