@@ -15,7 +15,7 @@ from agents.game_eval import decision_batch, decision_rows, game_best_response
 from agents.game_round import GameSpec, Pairs
 from agents.registry import make_agent
 from train import game_curve, ppo
-from train.config import load_config
+from train.config import load_config, read_yaml
 from train.game_learn import exact_decisions, sampled_games
 from zanzibar_env.core.rules import load_ruleset
 
@@ -123,6 +123,10 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
     (run_dir,) = (tmp_path / "b").iterdir()
     assert json.loads((run_dir / "pretrain.json").read_text())["teacher"] == "optimal"
     assert not any(k.startswith("game_") for k in _rows(run_dir / "eval.csv")[0])
+    table = [*base, f"runs_dir={tmp_path / 'c'}", "pretrain_games=3", "pretrain_epochs=1"]
+    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_4p_table.yaml"), *set_args(table)]) == 0
+    (run_dir,) = (tmp_path / "c").iterdir()
+    assert read_yaml(run_dir / "config.yaml")["opponents"] == ["optimal", "greedy", "escape"]
 
 
 @pytest.mark.parametrize(
