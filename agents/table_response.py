@@ -14,7 +14,7 @@ position is solved. So a bot is read as a function of its view; views carry the 
 stack for every seat and the earlier hands as their lowest rank, its count and a highest rank of the
 right payment class (the solver's public state). Bots that read more than that (stacks, exact
 highest hand) are read at those stand-ins. Lives rulesets (where who plays next depends on who is
-out) are refused.
+out) and ``final_hand: best`` are refused.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class TableSolve:
     spec: RoundSpec
     levels: list[list[Level]]  # levels[p]: the round solved with the responder at position p
     value: np.ndarray  # float[n]: the responder's expected round result at each position
-    reference: np.ndarray  # float[n]: the same seat played by ``reference`` instead (None: nan)
+    reference: np.ndarray  # float[n]: the same seat played by ``reference`` instead (nan without one)
 
 
 def solve_table(ruleset: str | Ruleset, others: list[Any], reference: Any | None = None) -> TableSolve:
@@ -105,6 +105,8 @@ def solve_table(ruleset: str | Ruleset, others: list[Any], reference: Any | None
     rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
     if rs.stake != "chips":
         raise ValueError(f"TableResponse needs a chip ruleset, got stake {rs.stake!r}")
+    if rs.final_hand != "last":
+        raise ValueError(f"TableResponse supports final_hand 'last' only, got {rs.final_hand!r}")
     n = len(others) + 1
     spec = RoundSpec.of(rs, n)
     bots = [make_agent(a) if isinstance(a, str) else a for a in others]
@@ -135,7 +137,8 @@ class TableResponse(BaseAgent):
 
     Args:
         others: agent names or objects, one per other seat, ``others[0]`` the next seat clockwise.
-        ruleset: the chip ruleset it is solved for (it refuses views of another one).
+        ruleset: the chip ruleset it is solved for (``final_hand: last``); it must be the one played (views
+            of another table size raise ``ValueError``, as do public states the round cannot reach).
     """
 
     name = "table_response"

@@ -75,6 +75,10 @@ def test_its_value_matches_a_simulation(start: int) -> None:
 def test_bad_inputs_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="chip ruleset"):
         solve_table("lives", ["optimal"])
+    with pytest.raises(ValueError, match="final_hand"):
+        solve_table(zz.load_ruleset("classic", final_hand="best"), ["optimal"])
+    with pytest.raises(ValueError, match="nope"):
+        solve_table("classic", ["greedy", "nope"])
     br = TableResponse(["greedy"])
     rules = zz.load_ruleset("classic")
     spec3 = solve_table("classic", ["greedy", "greedy"]).spec
