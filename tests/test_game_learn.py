@@ -123,10 +123,19 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
     (run_dir,) = (tmp_path / "b").iterdir()
     assert json.loads((run_dir / "pretrain.json").read_text())["teacher"] == "optimal"
     assert not any(k.startswith("game_") for k in _rows(run_dir / "eval.csv")[0])
-    table = [*base, f"runs_dir={tmp_path / 'c'}", "pretrain_games=3", "pretrain_epochs=1"]
+    table = [
+        *base,
+        f"runs_dir={tmp_path / 'c'}",
+        "pretrain_games=3",
+        "pretrain_epochs=1",
+        "eval_table_games=8",
+    ]
     assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_4p_table.yaml"), *set_args(table)]) == 0
     (run_dir,) = (tmp_path / "c").iterdir()
     assert read_yaml(run_dir / "config.yaml")["opponents"] == ["optimal", "greedy", "escape"]
+    row = _rows(run_dir / "eval.csv")[-1]
+    wins = [row[f"table_win{k}"] for k in ("", "_optimal", "_greedy", "_escape")]
+    assert sum(wins) == pytest.approx(1.0) and 0 < row["table_win_ci95"] < 1
 
 
 @pytest.mark.parametrize(
@@ -141,6 +150,22 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
         (["num_players=4", "exploiter_frac=0", "pretrain=optimal_game"], ["pretrain", "2"]),
         (["pretrain_epochs=0"], ["pretrain_epochs"]),
         (["pretrain_games=-1"], ["pretrain_games"]),
+        (["eval_table_games=10"], ["eval_table_games", "Zanzibar-v1"]),
+        (
+            [
+                "env_id=Zanzibar-v1",
+                "num_players=4",
+                "exploiter_frac=0",
+                "opponents=[greedy,escape]",
+                "eval_table_games=10",
+            ],
+            ["eval_table_games", "one table"],
+        ),
+        (
+            ["env_id=Zanzibar-v1", "expected_reward=false", "exploiter_frac=0.5", "eval_table_games=10"],
+            ["eval_table_games", "exploiter_frac"],
+        ),
+        (["env_id=Zanzibar-v1", "eval_table_games=-1"], ["eval_table_games"]),
     ],
 )
 def test_bad_game_keys_are_clear_errors(overrides: list[str], words: list[str]) -> None:

@@ -28,7 +28,7 @@ class EvalCallback(BaseCallback):
     figures of :func:`train.evaluate.evaluate_model`), logs them to TensorBoard under ``eval/``, saves
     ``model.zip`` (a resumable checkpoint) and, when the score improves, ``best_model.zip``. The score
     is minus the mean exploitability when exact figures exist (the game's, with ``eval_game_exact``),
-    else the mean return over the bots.
+    else the win rate at the training table (``eval_table_games``), else the mean return over the bots.
     Bot-match seeds depend only on ``cfg.seed`` and the evaluation index, so the curve is reproducible.
     """
 
@@ -95,6 +95,8 @@ class EvalCallback(BaseCallback):
             return -row["game_exploit_mean"]
         if "exploit_mean" in row:
             return -row["exploit_mean"]
+        if "table_win" in row:
+            return row["table_win"]
         means = [v for k, v in row.items() if k.endswith("_mean")]
         return sum(means) / len(means) if means else 0.0
 

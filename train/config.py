@@ -200,6 +200,13 @@ class TrainConfig:
     eval_game_exact: bool = _f(
         False, "exact game exploitability (win probability) at each evaluation (2-player Zanzibar-v1)"
     )
+    eval_table_games: int = _f(
+        0,
+        "duplicate games of the learner against its training opponents (a tournament at the training "
+        "table, Zanzibar-v1) per evaluation; 0 = none",
+        lo=0,
+        hi=10**7,
+    )
     # --- bookkeeping
     exp_name: str = _f(
         "ppo_classic_2p", "experiment name used in the run directory (letters, digits, ._-)", kind="name"
@@ -344,6 +351,18 @@ def _check_game_keys(cfg: TrainConfig) -> None:
     """The keys of game learning (:mod:`train.game_learn`): exact game figures need a 2-player game."""
     if cfg.eval_game_exact and (cfg.num_players != 2 or cfg.env_id != "Zanzibar-v1"):
         raise _bad("eval_game_exact", True, "false unless env_id is Zanzibar-v1 with num_players 2")
+    if cfg.eval_table_games and cfg.env_id != "Zanzibar-v1":
+        raise _bad("eval_table_games", cfg.eval_table_games, "0 unless env_id is Zanzibar-v1 (full games)")
+    one_table = (
+        len(cfg.opponents) in (1, cfg.num_players - 1) and not cfg.self_play and not cfg.exploiter_frac
+    )
+    if cfg.eval_table_games and not one_table:
+        raise _bad(
+            "eval_table_games",
+            cfg.eval_table_games,
+            "0 unless the run trains at one table: opponents one name or one per other seat, "
+            "no self_play, exploiter_frac 0",
+        )
     if cfg.pretrain is not None:
         from agents.registry import make_agent
         from zanzibar_env.core.bots import check_table_size

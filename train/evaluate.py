@@ -90,7 +90,8 @@ def evaluate_model(
     model: Any, cfg: TrainConfig, games: int, seed: int, exact: bool = True
 ) -> dict[str, float]:
     """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``), exact round figures if 2-player
-    (``exact``) and exact game figures (``game_*``) if ``cfg.eval_game_exact``."""
+    (``exact``), exact game figures (``game_*``) if ``cfg.eval_game_exact`` and win rates at the
+    training table (``table_*``, :func:`table_figures`) if ``cfg.eval_table_games``."""
     row: dict[str, float] = {}
     for k, bot in enumerate(cfg.eval_bots):
         mean, half = bot_match(model, cfg, bot, games, seed + 1000 * k)
@@ -101,7 +102,33 @@ def evaluate_model(
         from .game_learn import game_figures
 
         row.update(game_figures(ModelAgent(model), cfg.ruleset))
+    if cfg.eval_table_games:
+        row.update(table_figures(model, cfg, cfg.eval_table_games, seed + 5000))
     return row
+
+
+def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[str, float]:
+    """Win rates in a duplicate tournament of the model ("ppo") against its training opponents, clockwise
+    as in training: ``table_win`` (the model's), ``table_win_ci95`` (its 95% half-width) and
+    ``table_win_<name>`` per opponent (``#`` in repeated names becomes ``_``)."""
+    from .tournament import run_tournament
+
+    specs = list(cfg.opponents) * (cfg.num_players - 1) if len(cfg.opponents) == 1 else list(cfg.opponents)
+    agents: list[Any] = [ModelAgent(model, name="ppo"), *specs]
+    result = run_tournament(
+        agents, players=cfg.num_players, games=games, ruleset=cfg.ruleset, seed=seed,
+        max_rounds=cfg.max_rounds, progress=False,
+    )  # fmt: skip
+    by_name = {a.name: a for a in result.summary}
+    out = {"table_win": by_name["ppo"].win_rate, "table_win_ci95": by_name["ppo"].win_ci}
+    seen: list[str] = []
+    for spec in specs:  # the tournament's names, in seat order: a repeated name gets #2, #3, ...
+        name, k = spec, 2
+        while name in seen:
+            name, k = f"{spec}#{k}", k + 1
+        seen.append(name)
+        out[f"table_win_{name.replace('#', '_')}"] = by_name[name].win_rate
+    return out
 
 
 # ---- command line ---------------------------------------------------------------------------------

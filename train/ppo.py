@@ -89,6 +89,7 @@ RESUME_FIXED = (
     "eval_bots",
     "eval_exact",
     "eval_game_exact",
+    "eval_table_games",
     "exp_name",
     "runs_dir",
 )
