@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -114,6 +116,25 @@ def test_bad_key_in_yaml_and_cli_exit_code(tmp_path: Path) -> None:
 
 
 # ---- training -------------------------------------------------------------------------------------
+def test_train_seconds_leave_out_the_evaluation_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import train.callbacks as cb
+
+    real = cb.evaluate_model
+
+    def slow(*args: Any, **kwargs: Any) -> dict[str, float]:
+        time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cb, "evaluate_model", slow)
+    sets = [*TINY, "total_timesteps=512", "eval_freq=0", "eval_exact=false", f"runs_dir={tmp_path}"]
+    assert ppo.main(set_args([*sets, "eval_bots=[greedy]"])) == 0
+    (run_dir,) = tmp_path.iterdir()
+    rows = _rows(run_dir / "eval.csv")
+    assert float(rows[0]["train_seconds"]) < 0.9  # nothing trained yet; its own 1 s evaluation is not counted
+
+
 def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     sets = set_args([*TINY, "total_timesteps=2048", "eval_freq=1024", f"runs_dir={tmp_path / 'runs'}"])
     out = _run(["-m", "train.ppo", *sets], ROOT)

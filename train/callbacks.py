@@ -102,6 +102,7 @@ class EvalCallback(BaseCallback):
 
     def _evaluate(self) -> None:
         t = time.perf_counter()
+        trained = self.train_seconds()  # before this evaluation's own time
         self._weights_at_eval = self._weights_now()
         k = len(self.rows)
         figures = evaluate_model(
@@ -113,7 +114,7 @@ class EvalCallback(BaseCallback):
         )
         row = {
             "timesteps": float(self.num_timesteps),
-            "train_seconds": round(self.train_seconds(), 3),
+            "train_seconds": round(trained, 3),
             **figures,
         }
         self.rows.append(row)
