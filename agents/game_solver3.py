@@ -110,9 +110,12 @@ def outcome_values(game: Game3) -> np.ndarray:
     return out.reshape(s, 96, 3)
 
 
-def _turn(stop: np.ndarray, limits: np.ndarray, me: int, holds: bool) -> np.ndarray:
+def _turn(
+    stop: np.ndarray, limits: np.ndarray, me: int, holds: bool, fixed: np.ndarray | None = None
+) -> np.ndarray:
     """Value vectors ``float[N, 3]`` of turns (rows) before the first roll: ``stop[N, Rt, 56, 3]`` by roll
-    (``Rt`` 1 or max_rolls), ``limits[N]``; player ``me`` maximises its component."""
+    (``Rt`` 1 or max_rolls), ``limits[N]``; player ``me`` maximises its component, or plays the actions
+    ``fixed[N, max_rolls - 1, 56]`` (after roll ``r``: index ``r - 1``) when given."""
     law, kept_of = _kept_law_cached()
     _, p3 = transitions()
     rmax = int(limits.max())
@@ -125,7 +128,7 @@ def _turn(stop: np.ndarray, limits: np.ndarray, me: int, holds: bool) -> np.ndar
         flat = u[rows].transpose(1, 0, 2).reshape(NUM_MULTISETS, n * 3)
         ek = (law @ flat).reshape(len(law), n, 3).transpose(1, 0, 2)  # [n, kept, 3]: value after a hold
         q = np.concatenate([ek[:, kept_of, me], sr[rows, :, me, None]], axis=2)  # [n, 56, 8], 7 = stop
-        act = choose(q, legal)
+        act = choose(q, legal) if fixed is None else fixed[rows, r - 1].astype(np.int64)
         held = ek[np.arange(n)[:, None], kept_of[np.arange(NUM_MULTISETS), np.minimum(act, 6)]]
         new = sr.copy()
         new[rows] = np.where((act == 7)[..., None], sr[rows], held)
