@@ -120,14 +120,14 @@ def solve_table(ruleset: str | Ruleset, others: list[Any], reference: Any | None
             cache[(i, q)] = fixed_policy(agent, rs, spec, base[q], q)
         return cache[(i, q)]
 
+    ref_agent = make_agent(reference) if isinstance(reference, str) else reference
     for p in range(n):
         fixed = {(p + 1 + i) % n: policy_of(i, (p + 1 + i) % n, bot) for i, bot in enumerate(bots)}
         levels = solve(spec, fixed)
         per_pos.append(levels)
         value[p] = seat_values(spec, levels)[p]
-        if reference is not None:
-            agent = make_agent(reference) if isinstance(reference, str) else reference
-            fixed_ref = {**fixed, p: fixed_policy(agent, rs, spec, base[p], p)}
+        if ref_agent is not None:
+            fixed_ref = {**fixed, p: fixed_policy(ref_agent, rs, spec, base[p], p)}
             ref[p] = seat_values(spec, solve(spec, fixed_ref))[p]
     return TableSolve(spec, per_pos, value, ref)
 
