@@ -121,12 +121,7 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
     )  # fmt: skip
     by_name = {a.name: a for a in result.summary}
     out = {"table_win": by_name["ppo"].win_rate, "table_win_ci95": by_name["ppo"].win_ci}
-    seen: list[str] = []
-    for spec in specs:  # the tournament's names, in seat order: a repeated name gets #2, #3, ...
-        name, k = spec, 2
-        while name in seen:
-            name, k = f"{spec}#{k}", k + 1
-        seen.append(name)
+    for name in result.config["agents"][1:]:  # the tournament's names in seat order (repeats: #2, #3, ...)
         out[f"table_win_{name.replace('#', '_')}"] = by_name[name].win_rate
     return out
 
