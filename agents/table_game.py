@@ -248,10 +248,19 @@ class TableGameAgent(BaseAgent):
         tol: float = 1e-10,
         seed: int | None = None,
     ) -> None:
-        self.ruleset = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
-        self.solved = solve_family(self.ruleset, list(others), total, family, rival, tol)
-        self.n = self.solved.game.n
-        self._ctx_ids = [{tuple(c): i for i, c in enumerate(r.ctx.tolist())} for r in self.solved.responses]
+        rules = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        self._use(solve_family(rules, list(others), total, family, rival, tol))
+
+    def _use(self, solved: FamilySolve) -> None:
+        self.solved, self.ruleset, self.n = solved, solved.game.ruleset, solved.game.n
+        self._ctx_ids = [{tuple(c): i for i, c in enumerate(r.ctx.tolist())} for r in solved.responses]
+
+    @classmethod
+    def from_solve(cls, solved: FamilySolve) -> TableGameAgent:
+        """The agent of an existing :func:`solve_family` (no solving)."""
+        agent = cls.__new__(cls)
+        agent._use(solved)
+        return agent
 
     def turn(self, view: View) -> TurnProblem:
         """The turn of ``view`` as an optimal-stopping problem on the class values of its stacks."""

@@ -1,0 +1,112 @@
+"""Can a seat beat ``optimal`` in win rate by playing for the game at a table of known bots? A probe
+for issue 12, exact where it can be.
+
+Seat 0 sits at a table of stack-independent bots (``--others``, clockwise after it). For the whole game
+from equal stacks (the mean over the first roller, as a duplicate tournament's seat rotations give),
+the table prints every seat's exact win probability (:mod:`agents.table_game`) with seat 0 playing
+
+- ``optimal`` (round play);
+- the best of a family of round policies for its own win: ``optimal`` and ``--family`` best turn plays,
+  one per representative value of the round's outcomes, picked state by state by value iteration (a
+  lower bound on what any policy of seat 0 can reach);
+- with ``--rival J``, the same family played to finish ahead of seat ``J`` (its win probability minus
+  seat J's): what beating that seat takes when winning more oneself is not enough.
+
+With ``--games`` it then plays the duplicate tournament (:mod:`train.tournament`) of
+:class:`agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
+
+Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rival 1]
+[--games 10000] [--seed 1] [--jobs 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents.table_game import FamilySolve, TableGameAgent, seat_wins, solve_family
+from zanzibar_env.core.rules import load_ruleset
+
+from .tournament import run_tournament
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m train.table_game_probe", description=__doc__.split("\n\n")[0])
+    p.add_argument("--others", default="optimal,greedy,escape", help="bots clockwise after seat 0")
+    p.add_argument("--ruleset", default="classic", help="a chip ruleset paying by the highest hand")
+    p.add_argument(
+        "--total", type=int, default=None, help="chips on the table (default: equal starting stacks)"
+    )
+    p.add_argument("--family", type=int, default=16, help="round policies beside optimal")
+    p.add_argument(
+        "--rival", type=int, default=None, help="also play to finish ahead of this seat (1 = next)"
+    )
+    p.add_argument(
+        "--games", type=int, default=0, help="duplicate games per tournament (0: exact table only)"
+    )
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1)
+    return p
+
+
+def _row(label: str, wins: np.ndarray) -> str:
+    cells = " | ".join(f"{w:.4f}" for w in wins)
+    return f"{label} | {cells} | {wins[0] - wins[1:].max():+.4f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    others = [s.strip() for s in args.others.split(",") if s.strip()]
+    if not others:
+        raise SystemExit("--others: give at least one bot")
+    if args.games > 0 and args.total is not None:
+        raise SystemExit("--games plays whole games from the starting stacks: leave --total unset")
+    if args.family < 0:
+        raise SystemExit(f"--family must be >= 0, got {args.family}")
+    try:
+        rules = load_ruleset(args.ruleset)
+        t0 = time.perf_counter()
+        solves: list[tuple[str, FamilySolve]] = [
+            ("own win", solve_family(rules, others, args.total, args.family))
+        ]
+        if args.rival is not None:
+            rival = solve_family(rules, others, args.total, args.family, rival=args.rival)
+            solves.append((f"ahead of seat {args.rival}", rival))
+        seconds = time.perf_counter() - t0
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    game = solves[0][1].game
+    n = game.n
+    names = " | ".join(f"{j} {name}" for j, name in enumerate(others, 1))
+    print(f"{args.ruleset}, {n} players, {game.total} chips: seat 0, then clockwise {', '.join(others)}")
+    print(
+        f"exact win probabilities from equal stacks (mean over the first roller); solved in {seconds:.0f} s"
+    )
+    print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
+    print(_row("optimal", seat_wins(solves[0][1], family=False)))
+    for label, solved in solves:
+        print(_row(f"family of {args.family + 1}, {label}", seat_wins(solved)))
+    if args.games <= 0:
+        return 0
+    seat0: list[tuple[str, str | TableGameAgent]] = [
+        (f"table_game ({label})", TableGameAgent.from_solve(s)) for label, s in solves
+    ]
+    for label, who in [*seat0, ("optimal", "optimal")]:
+        res = run_tournament(
+            [who, *others], players=n, games=args.games, ruleset=args.ruleset, seed=args.seed,
+            jobs=args.jobs, progress=False,
+        )  # fmt: skip
+        by_name = {s.name: s for s in res.summary}
+        cells = ", ".join(
+            f"{name} {by_name[name].win_rate:.4f} +- {by_name[name].win_ci:.4f}"
+            for name in res.config["agents"]
+        )
+        print(f"tournament, {len(res.games)} games, seat 0 = {label}: {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
