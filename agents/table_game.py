@@ -183,9 +183,11 @@ def solve_family(
     tol: float = 1e-10,
     sample: int = 20_000,
     seed: int = 0,
+    rounds: int = 1,
 ) -> FamilySolve:
     """Solve seat 0's game against ``others`` (relative seats 1..n-1) within `optimal` and ``family``
-    round policies built from ``sample`` random states' class values under `optimal`."""
+    round policies built from ``sample`` random states' class values under `optimal`; each further
+    round adds ``family`` policies built from the class values of the family's value so far."""
     n = len(others) + 1
     check_ruleset(ruleset, n)
     if rival is not None and not 1 <= rival < n:
@@ -196,15 +198,29 @@ def solve_family(
     opt_laws = np.stack([round_law(ruleset, [make_agent("optimal"), *bots], s) for s in range(n)])
     opt_value = game.evaluate(opt_laws, reward, tol)
     responses = [response_law(ruleset, bots, s) for s in range(n)]
-    laws = opt_laws[:, None]
-    if family:
-        rng = np.random.default_rng(seed)
+    laws, value = opt_laws[:, None], opt_value
+    rng = np.random.default_rng(seed)
+    for _ in range(rounds if family else 0):
         sid = rng.choice(len(game.states), size=min(sample, len(game.states)), replace=False)
-        us = candidate_utilities(game.after(opt_value, reward, sid), family, seed)
+        us = candidate_utilities(game.after(value, reward, sid), family, int(rng.integers(2**31)))
         fam = np.array([[outcome_law(ruleset, r, u) for u in us] for r in responses])
         laws = np.concatenate([laws, fam], 1)
-    value, pick = game.improve(opt_value, laws, reward, tol)
+        value, _ = game.improve(value, laws, reward, tol)
+    value, pick = game.improve(value, laws, reward, tol)
     return FamilySolve(game, reward, opt_laws, opt_value, laws, value, pick, responses)
+
+
+def bellman_gap(solve: FamilySolve, sid: np.ndarray) -> np.ndarray:
+    """``float[len(sid), n]``: how much the best turn play for each state's class values (any round
+    policy, not only the family's) gains in one round over the family's value, by state and first
+    roller: zero where the family already holds the best response's choice."""
+    g, rules = solve.game, solve.game.ruleset
+    u = g.after(solve.value, solve.reward, sid)
+    out = np.zeros((len(sid), g.n))
+    for i in range(len(sid)):
+        for s, resp in enumerate(solve.responses):
+            out[i, s] = outcome_law(rules, resp, u[i]) @ u[i] - solve.value[sid[i], s]
+    return out
 
 
 def seat_wins(solve: FamilySolve, stacks: list[int] | None = None, family: bool = True) -> np.ndarray:

@@ -10,9 +10,10 @@ import pytest
 import zanzibar_env as zz
 from agents.optimal import OptimalAgent
 from agents.registry import make_agent
-from agents.table_game import TableGameAgent, seat_wins, solve_family
+from agents.table_game import TableGameAgent, bellman_gap, seat_wins, solve_family
 from agents.table_response import solve_table
 from agents.table_round import outcome_law, response_law, round_law
+from train import table_game_probe
 
 OTHERS = ["greedy", "escape"]
 RULES = zz.load_ruleset("classic")
@@ -88,6 +89,17 @@ def test_the_family_only_improves(agent: TableGameAgent) -> None:
     assert mean > s.value[sid, 0] - 3.29 * se, (mean, s.value[sid, 0], se)
 
 
+def test_no_round_policy_beats_the_family_s_own_pick_by_less_than_zero(agent: TableGameAgent) -> None:
+    """The best turn play for a state's class values is never worse than the family's pick there, and a
+    second round of family building only raises the value."""
+    s = agent.solved
+    gap = bellman_gap(s, np.arange(len(s.game.states)))
+    assert gap.min() > -1e-9
+    again = solve_family(RULES, OTHERS, total=6, family=4, rounds=2)
+    assert (again.value - s.value).min() > -1e-9
+    assert again.laws.shape[1] == 9
+
+
 def test_a_rival_objective_costs_the_rival() -> None:
     """Playing to finish ahead of seat 1 lowers seat 1's win probability below what it gets against
     `optimal`, and the difference rises."""
@@ -118,3 +130,27 @@ def test_refuses_other_tables(agent: TableGameAgent) -> None:
         zz.play_game("classic", [agent.act] + [OptimalAgent().act] * 3, stacks=[2, 2, 1, 1])
     with pytest.raises(ValueError, match="not a state of this 6-chip table"):
         zz.play_game("classic", [agent.act, OptimalAgent().act, OptimalAgent().act], stacks=[3, 2, 2])
+
+
+def test_probe_prints_every_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--others", "greedy,escape", "--total", "6", "--family", "2", "--gap", "3", "--rival", "1"]
+    assert table_game_probe.main(args) == 0
+    out = capsys.readouterr().out
+    assert "seat 0 plays | 0 | 1 greedy | 2 escape" in out
+    assert "family of 3, own win" in out and "family of 3, ahead of seat 1" in out
+    assert "3 random states" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--others", "greedy,nosuchbot", "--total", "6"], "nosuchbot"),
+        (["--ruleset", "lives", "--total", "6"], "chips"),
+        (["--total", "6", "--games", "10"], "leave --total unset"),
+        (["--family", "-1"], "--family must be >= 0"),
+        (["--others", " , "], "at least one bot"),
+    ],
+)
+def test_probe_refuses_bad_input(args: list[str], match: str) -> None:
+    with pytest.raises(SystemExit, match=match):
+        table_game_probe.main(args)

@@ -7,16 +7,18 @@ the table prints every seat's exact win probability (:mod:`agents.table_game`) w
 
 - ``optimal`` (round play);
 - the best of a family of round policies for its own win: ``optimal`` and ``--family`` best turn plays,
-  one per representative value of the round's outcomes, picked state by state by value iteration (a
-  lower bound on what any policy of seat 0 can reach);
+  one per representative value of the round's outcomes (``--rounds``: built again from the family's
+  own values and added), picked state by state by value iteration (a lower bound on what any policy of
+  seat 0 can reach); ``--gap N`` measures at N random states how much any round policy would gain in
+  one round over the family's value (0 where the family is already the best response);
 - with ``--rival J``, the same family played to finish ahead of seat ``J`` (its win probability minus
   seat J's): what beating that seat takes when winning more oneself is not enough.
 
 With ``--games`` it then plays the duplicate tournament (:mod:`train.tournament`) of
 :class:`agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
 
-Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rival 1]
-[--games 10000] [--seed 1] [--jobs 2]``.
+Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
+[--gap 200] [--rival 1] [--games 10000] [--seed 1] [--jobs 2]``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.table_game import FamilySolve, TableGameAgent, seat_wins, solve_family
+from agents.table_game import FamilySolve, TableGameAgent, bellman_gap, seat_wins, solve_family
 from zanzibar_env.core.rules import load_ruleset
 
 from .tournament import run_tournament
@@ -41,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--total", type=int, default=None, help="chips on the table (default: equal starting stacks)"
     )
     p.add_argument("--family", type=int, default=16, help="round policies beside optimal")
+    p.add_argument("--rounds", type=int, default=1, help="rounds of family building (each adds --family)")
+    p.add_argument(
+        "--gap", type=int, default=0, help="check any round policy's one-round gain at N random states"
+    )
     p.add_argument(
         "--rival", type=int, default=None, help="also play to finish ahead of this seat (1 = next)"
     )
@@ -64,8 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("--others: give at least one bot")
     if args.games > 0 and args.total is not None:
         raise SystemExit("--games plays whole games from the starting stacks: leave --total unset")
-    if args.family < 0:
-        raise SystemExit(f"--family must be >= 0, got {args.family}")
+    for flag in ("family", "rounds", "gap"):
+        if getattr(args, flag) < 0:
+            raise SystemExit(f"--{flag} must be >= 0, got {getattr(args, flag)}")
     try:
         rules = load_ruleset(args.ruleset)
         t0 = time.perf_counter()
@@ -73,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("own win", solve_family(rules, others, args.total, args.family))
         ]
         if args.rival is not None:
-            rival = solve_family(rules, others, args.total, args.family, rival=args.rival)
+            rival = solve_family(rules, others, args.total, args.family, rival=args.rival, rounds=args.rounds)
             solves.append((f"ahead of seat {args.rival}", rival))
         seconds = time.perf_counter() - t0
     except ValueError as e:
@@ -87,8 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
     print(_row("optimal", seat_wins(solves[0][1], family=False)))
+    size = args.family * args.rounds + 1
     for label, solved in solves:
-        print(_row(f"family of {args.family + 1}, {label}", seat_wins(solved)))
+        print(_row(f"family of {size}, {label}", seat_wins(solved)))
+    if args.gap:
+        sid = np.random.default_rng(args.seed).choice(
+            len(game.states), size=min(args.gap, len(game.states)), replace=False
+        )
+        gap = bellman_gap(solves[0][1], sid)
+        print(
+            f"one-round gain of the best turn play over the family (own win), {len(sid)} random states: "
+            f"max {gap.max():.2e}, mean {gap.mean():.2e}, min {gap.min():.2e}"
+        )
     if args.games <= 0:
         return 0
     seat0: list[tuple[str, str | TableGameAgent]] = [
