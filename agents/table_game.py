@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.core.engine import View
+from zanzibar_env.core.kernel import chips_of_category
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
+from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
 
 from .base import BaseAgent
 from .registry import make_agent
@@ -72,19 +74,19 @@ class TableGame:
         if total < n:
             raise ValueError(f"{n} players need at least {n} chips on the table, got {total}")
         states, index = _states(n, total)
-        pay = np.array([ruleset.payments.get(c, 0) for c in ruleset.table.categories])
-        c = num_classes(n)
+        chips, c = chips_of_category(ruleset), num_classes(n)
         nxt, wins = np.full((len(states), c), -1, np.int64), np.zeros((n, len(states), c))
+        before = [states[:, i] for i in range(n)]
         for loser in range(n):
-            for cat in range(4):
-                give = np.minimum(pay[cat], states) * (np.arange(n) != loser)
-                new = states - give
-                new[:, loser] += give.sum(1)
-                zeros = (new == 0).sum(1)
-                ids = np.where(zeros > 0, -1, index[tuple(np.maximum(new[:, : n - 1], 0).T)])
+            for cat in range(4):  # the kernel's settlement: payments capped by the payer's chips
+                amounts = chip_amounts(ruleset, chips, [cat] * n, cat)
+                after = np.stack(pay_chips(before, [i == loser for i in range(n)], amounts), 1)
+                won, over = game_winners(ruleset, before, list(after.T), [True] * n, 1)
+                ids = np.where(over, -1, index[tuple(np.maximum(after[:, : n - 1], 0).T)])
+                share = np.stack(won, 1) / np.maximum(np.stack(won, 1).sum(1, keepdims=True), 1)
                 cols = slice(loser * 4 * n + cat * n, loser * 4 * n + cat * n + n)  # every top seat
                 nxt[:, cols] = ids[:, None]
-                wins[:, :, cols] = ((new == 0) / np.maximum(zeros, 1)[:, None]).T[..., None]
+                wins[:, :, cols] = share.T[..., None]
         return cls(ruleset, n, total, states, index, nxt, wins)
 
     def lookup(self, stacks: np.ndarray) -> np.ndarray:
