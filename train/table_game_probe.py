@@ -53,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--games", type=int, default=0, help="duplicate games per tournament (0: exact table only)"
     )
+    p.add_argument(
+        "--reference",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also play the tournament with optimal in seat 0 (--no-reference: skip it)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1)
     return p
@@ -111,7 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     seat0: list[tuple[str, str | TableGameAgent]] = [
         (f"table_game ({label})", TableGameAgent.from_solve(s)) for label, s in solves
     ]
-    for label, who in [*seat0, ("optimal", "optimal")]:
+    reference: list[tuple[str, str | TableGameAgent]] = [("optimal", "optimal")] if args.reference else []
+    for label, who in [*seat0, *reference]:
         res = run_tournament(
             [who, *others], players=n, games=args.games, ruleset=args.ruleset, seed=args.seed,
             jobs=args.jobs, progress=False,
