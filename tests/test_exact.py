@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,16 +16,10 @@ from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch, encode_batch
 from train.exact_eval import main
 
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
+
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]
 CHIPS = ["classic", "simple_scoring", "alt_chips"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep solved tables out of the home directory."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
 
 
 def _others() -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -12,12 +11,7 @@ from agents.game_response3 import respond3
 from agents.registry import make_agent
 from train import game_probe3
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 
 
 @pytest.fixture(scope="module")

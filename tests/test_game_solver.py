@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -22,6 +21,8 @@ from zanzibar_env.core.dice import ScriptedDice
 from zanzibar_env.core.game import GameState
 from zanzibar_env.core.hands import MULTISETS
 
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
+
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]
 VARIANTS = {
     "classic-tie-all": dict(tie_rule="all"),
@@ -36,14 +37,6 @@ def _rules(name: str) -> zz.Ruleset:
         base = "lives" if name.startswith("lives") else "classic"
         return zz.load_ruleset(base, **VARIANTS[name])
     return zz.load_ruleset(name)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep solved tables out of the home directory."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
 
 
 # ---- round outcomes against the engine ---------------------------------------------------------------

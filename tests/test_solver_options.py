@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -24,17 +24,11 @@ from agents.solver_turn import TIE_EPS
 from zanzibar_env.core.hands import MULTISETS, Hand
 from zanzibar_env.core.observation import ViewBatch
 
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
+
 Dice = tuple[int, int, int]
 SEED_TABLE: dict[str, Any] = {"zanzibar": 0, "three_of_a_kind": "face", "pair": 1, "sum": 1}
 LIVES_BY_TOP: dict[str, Any] = {"payment": "lives_by_highest_hand", "lives_table": SEED_TABLE}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep solved tables out of the home directory."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
 
 
 Value = tuple[float, float]  # expected round result of (seat 0, seat 1)

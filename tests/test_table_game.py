@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -15,15 +15,10 @@ from agents.table_response import solve_table
 from agents.table_round import outcome_law, response_law, round_law
 from train import table_game_probe
 
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
+
 OTHERS = ["greedy", "escape"]
 RULES = zz.load_ruleset("classic")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
 
 
 @pytest.fixture(scope="module")

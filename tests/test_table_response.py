@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -15,12 +14,7 @@ from agents.solver import enumerate_levels
 from agents.table_response import TableResponse, position_views, solve_table
 from train import table_probe
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ZANZIBAR_CACHE_DIR", str(tmp_path_factory.mktemp("zanzibar_cache")))
-        yield
+from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 
 
 @pytest.mark.parametrize("ruleset", ["classic", "alt_chips", "simple_scoring"])
