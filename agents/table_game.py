@@ -17,6 +17,11 @@ decision process over the stack states (every seat's stack, who rolls first). Th
 
 The objective is the seat's own win probability, or (``rival=j``) its win probability minus seat ``j``'s:
 playing to finish ahead of one opponent rather than to win.
+
+Entry points: :func:`solve_family` (all of the above for one table), :func:`seat_wins` (every seat's
+win probability from given stacks), :func:`bellman_gap` (how far the family is from the best response,
+one round at a time), :class:`TableGameAgent`; ``python -m train.table_game_probe`` prints them. At 4
+players and 20 chips a solve takes about 2 minutes and 1.5 GB.
 """
 
 from __future__ import annotations
