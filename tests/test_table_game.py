@@ -136,6 +136,20 @@ def test_probe_prints_every_seat(capsys: pytest.CaptureFixture[str]) -> None:
     assert "3 random states" in out
 
 
+def test_probe_passes_rounds_to_every_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    real = table_game_probe.solve_family
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(int(kwargs["rounds"]))  # type: ignore[call-overload]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(table_game_probe, "solve_family", spy)
+    argv = ["--others", "greedy,escape", "--total", "6", "--family", "2", "--rounds", "2", "--rival", "1"]
+    assert table_game_probe.main(argv) == 0
+    assert seen == [2, 2]
+
+
 @pytest.mark.parametrize(
     ("args", "match"),
     [

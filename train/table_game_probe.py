@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rules = load_ruleset(args.ruleset)
         t0 = time.perf_counter()
         solves: list[tuple[str, FamilySolve]] = [
-            ("own win", solve_family(rules, others, args.total, args.family))
+            ("own win", solve_family(rules, others, args.total, args.family, rounds=args.rounds))
         ]
         if args.rival is not None:
             rival = solve_family(rules, others, args.total, args.family, rival=args.rival, rounds=args.rounds)
