@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.kernel import STOP, transition_probs
+from zanzibar_env.core.kernel import STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
 
@@ -47,42 +47,42 @@ def num_classes(n: int) -> int:
     return n * 4 * n  # (loser seat, category of the top hand, seat holding it first)
 
 
+def _rank_onehot(ruleset: Ruleset) -> np.ndarray:
+    """``float[56, R]``: multiset -> hand rank, as a matrix (a law over multisets ``@`` it is over ranks)."""
+    out = np.zeros((NUM_MULTISETS, ruleset.table.num_ranks))
+    out[np.arange(NUM_MULTISETS), np.asarray(ruleset.table.rank_of_multiset)] = 1.0
+    return out
+
+
+def _views(ruleset: Ruleset, n: int, q: int, ctx: np.ndarray, t: int) -> ViewBatch:
+    """The views of position ``q`` after roll ``t`` with every multiset, context by context."""
+    b = len(ctx) * NUM_MULTISETS
+    rows = np.repeat(np.arange(len(ctx)), NUM_MULTISETS)
+    seats = np.zeros((b, MAX_PLAYERS), np.int64)
+    seats[:, :n] = 1
+    return ViewBatch(
+        ruleset=ruleset, dice=np.tile(_DICE, (len(ctx), 1)), rolls_used=np.full(b, t),
+        roll_limit=ctx[rows, 3], is_first=np.full(b, int(q == 0)), players_after=np.full(b, n - 1 - q),
+        lowest_rank=ctx[rows, 0], lowest_count=ctx[rows, 1], highest_rank=ctx[rows, 2],
+        earlier_payments=np.zeros(b, np.int64), stacks=seats * ruleset.starting_stack, active=seats,
+        num_players=np.full(b, n),
+    )  # fmt: skip
+
+
 def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> np.ndarray:
     """``float[C, max_rolls, R]``: probability that the agent at position ``q`` ends its turn after roll
     ``t`` (index ``t - 1``) with rank ``r``, in each context ``ctx[c] = (lowest, count, highest, limit)``
-    (``-1, 0, -1`` before any hand)."""
-    big_p, p3 = transition_probs()
-    rank = np.asarray(ruleset.table.rank_of_multiset)
-    onehot = np.zeros((NUM_MULTISETS, ruleset.table.num_ranks))
-    onehot[np.arange(NUM_MULTISETS), rank] = 1.0
+    (``-1, 0, -1`` before any hand): its actions read on every decision, then
+    :func:`agents.solver_turn.forward`."""
     c, rmax = len(ctx), ruleset.max_rolls
-    dist = np.tile(p3, (c, 1))
-    out = np.zeros((c, rmax, ruleset.table.num_ranks))
-    seats = np.zeros((1, MAX_PLAYERS), np.int64)
-    seats[0, :n] = 1
-    for t in range(1, rmax + 1):
-        last = ctx[:, 3] <= t
-        stop = np.zeros((c, NUM_MULTISETS), bool)
-        stop[last] = True
-        rows = np.flatnonzero(~last)
-        act = np.full((c, NUM_MULTISETS), STOP, np.int64)
+    policy = np.full((c, max(rmax - 1, 0), NUM_MULTISETS), STOP, np.int8)
+    for t in range(1, rmax):
+        rows = np.flatnonzero(ctx[:, 3] > t)
         if len(rows):
-            rr = np.repeat(rows, NUM_MULTISETS)
-            b = len(rr)
-            batch = ViewBatch(
-                ruleset=ruleset, dice=np.tile(_DICE, (len(rows), 1)), rolls_used=np.full(b, t),
-                roll_limit=ctx[rr, 3], is_first=np.full(b, int(q == 0)),
-                players_after=np.full(b, n - 1 - q), lowest_rank=ctx[rr, 0], lowest_count=ctx[rr, 1],
-                highest_rank=ctx[rr, 2], earlier_payments=np.zeros(b, np.int64),
-                stacks=np.repeat(seats * ruleset.starting_stack, b, 0), active=np.repeat(seats, b, 0),
-                num_players=np.full(b, n),
-            )  # fmt: skip
-            act[rows] = np.asarray(agent.act_batch(batch)).reshape(len(rows), NUM_MULTISETS)
-            stop[rows] = act[rows] == STOP
-        out[:, t - 1] = (dist * stop) @ onehot
-        moved = np.where(stop[..., None], 0.0, big_p[np.arange(NUM_MULTISETS), np.minimum(act, STOP)])
-        dist = np.einsum("cm,cmk->ck", dist, moved)
-    return out
+            acts = np.asarray(agent.act_batch(_views(ruleset, n, q, ctx[rows], t)))
+            policy[rows, t - 1] = acts.reshape(len(rows), NUM_MULTISETS)
+    tp = TurnProblem(np.zeros((c, 1, NUM_MULTISETS)), ctx[:, 3], rmax, ruleset.holds_allowed)
+    return forward(tp, policy) @ _rank_onehot(ruleset)
 
 
 @dataclass
@@ -230,9 +230,7 @@ def outcome_law(ruleset: Ruleset, resp: Response, u: np.ndarray) -> np.ndarray:
     tp = turn_problem(ruleset, resp, u)
     _, policy = backward(tp)
     ends = forward(tp, policy)  # [rows, roll, 56]
-    rank = np.asarray(ruleset.table.rank_of_multiset)
-    onehot = np.zeros((NUM_MULTISETS, ruleset.table.num_ranks))
-    onehot[np.arange(NUM_MULTISETS), rank] = 1.0
+    onehot = _rank_onehot(ruleset)
     if resp.first:
         by_rank = ends[0] @ onehot  # [limit, R]
         return np.einsum("cr,crk->k", by_rank, resp.law)
