@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -129,8 +130,9 @@ def test_refuses_other_tables(agent: TableGameAgent) -> None:
 
 def test_probe_prints_every_seat(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--others", "greedy,escape", "--total", "6", "--family", "2", "--gap", "3", "--rival", "1"]
-    assert table_game_probe.main(args) == 0
+    assert table_game_probe.main([*args, "--agree", "30"]) == 0
     out = capsys.readouterr().out
+    assert re.search(r"in 30 games: \d+ decisions, \d+ \(\d+\.\d\d%\) unlike optimal's", out)
     assert "seat 0 plays | 0 | 1 greedy | 2 escape" in out
     assert "family of 3, own win" in out and "family of 3, ahead of seat 1" in out
     assert "3 random states" in out
@@ -157,6 +159,8 @@ def test_probe_passes_rounds_to_every_solve(monkeypatch: pytest.MonkeyPatch) -> 
         (["--ruleset", "lives", "--total", "6"], "chips"),
         (["--total", "6", "--games", "10"], "leave --total unset"),
         (["--family", "-1"], "--family must be >= 0"),
+        (["--agree", "-2"], "--agree must be >= 0"),
+        (["--others", "greedy", "--total", "7", "--agree", "5"], "do not split among 2 players"),
         (["--others", " , "], "at least one bot"),
     ],
 )

@@ -14,11 +14,13 @@ the table prints every seat's exact win probability (:mod:`agents.table_game`) w
 - with ``--rival J``, the same family played to finish ahead of seat ``J`` (its win probability minus
   seat J's): what beating that seat takes when winning more oneself is not enough.
 
-With ``--games`` it then plays the duplicate tournament (:mod:`train.tournament`) of
+With ``--agree N`` it plays N games (from equal stacks, seed ``--seed``) with the own-win agent in seat 0
+and counts its decisions that `optimal` would have taken otherwise: how far from `optimal` a learner
+must move. With ``--games`` it then plays the duplicate tournament (:mod:`train.tournament`) of
 :class:`agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
 
 Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
-[--gap 200] [--rival 1] [--games 10000] [--seed 1] [--jobs 2]``.
+[--gap 200] [--agree 2000] [--rival 1] [--games 10000] [--no-reference] [--seed 1] [--jobs 2]``.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import zanzibar_env as zz
+from agents.optimal import OptimalAgent
+from agents.registry import make_agent
 from agents.table_game import FamilySolve, TableGameAgent, bellman_gap, seat_wins, solve_family
-from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 from .tournament import run_tournament
 
@@ -59,9 +64,37 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="also play the tournament with optimal in seat 0 (--no-reference: skip it)",
     )
+    p.add_argument(
+        "--agree", type=int, default=0, help="play N games and count seat 0's decisions unlike optimal's"
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1)
     return p
+
+
+def agreement(
+    agent: TableGameAgent, others: list[str], rules: Ruleset, games: int, seed: int
+) -> tuple[int, int]:
+    """``(decisions, differ)``: seat 0's decisions in ``games`` games from equal stacks (the first roller
+    rotating), and how many of them `optimal` would have taken otherwise."""
+    n, total = agent.n, agent.solved.game.total
+    if total % n:
+        raise ValueError(f"--agree plays from equal stacks: {total} chips do not split among {n} players")
+    optimal, bots = OptimalAgent(), [make_agent(o) for o in others]
+    counts = [0, 0]
+
+    def seat0(view: zz.View) -> int:
+        action = agent.act(view)
+        counts[0] += 1
+        counts[1] += int(action != optimal.act(view))
+        return action
+
+    for g in range(games):
+        zz.play_game(
+            rules, [seat0, *(b.act for b in bots)], stacks=[total // n] * n, seed=seed * 1_000_003 + g,
+            first_seat=g % n,
+        )  # fmt: skip
+    return counts[0], counts[1]
 
 
 def _row(label: str, wins: np.ndarray) -> str:
@@ -76,7 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("--others: give at least one bot")
     if args.games > 0 and args.total is not None:
         raise SystemExit("--games plays whole games from the starting stacks: leave --total unset")
-    for flag in ("family", "rounds", "gap"):
+    n = len(others) + 1
+    if args.agree and args.total is not None and args.total % n:
+        raise SystemExit(
+            f"--agree plays from equal stacks: {args.total} chips do not split among {n} players"
+        )
+    for flag in ("family", "rounds", "gap", "agree"):
         if getattr(args, flag) < 0:
             raise SystemExit(f"--{flag} must be >= 0, got {getattr(args, flag)}")
     try:
@@ -92,7 +130,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
     game = solves[0][1].game
-    n = game.n
     names = " | ".join(f"{j} {name}" for j, name in enumerate(others, 1))
     print(f"{args.ruleset}, {n} players, {game.total} chips: seat 0, then clockwise {', '.join(others)}")
     print(
@@ -111,6 +148,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"one-round gain of the best turn play over the family (own win), {len(sid)} random states: "
             f"max {gap.max():.2e}, mean {gap.mean():.2e}, min {gap.min():.2e}"
+        )
+    if args.agree:
+        agent = TableGameAgent.from_solve(solves[0][1])
+        decisions, differ = agreement(agent, others, rules, args.agree, args.seed)
+        print(
+            f"seat 0 (own win) in {args.agree} games: {decisions} decisions, {differ} "
+            f"({differ / max(decisions, 1):.2%}) unlike optimal's"
         )
     if args.games <= 0:
         return 0
