@@ -24,6 +24,7 @@ from zanzibar_env.core.kernel import STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
 
+from .solver import RoundSpec
 from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward
 
 _DICE = np.array(MULTISETS, np.int64)
@@ -153,8 +154,7 @@ def _enumerate(ruleset: Ruleset, agents: list[Any], start: int) -> tuple[_Tuples
 
 def _settle(ruleset: Ruleset, t: _Tuples, start: int, n: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Outcome class without the loser (``cat * n + top seat``) and each seat's losing share, per tuple."""
-    cat_of_rank = np.zeros(ruleset.table.num_ranks, np.int64)
-    cat_of_rank[ruleset.table.rank_of_multiset] = ruleset.table.category_of_multiset
+    cat_of_rank = RoundSpec.of(ruleset, n).cat_of_rank
     lo, hi = t.ranks.min(1), t.ranks.max(1)
     low = t.ranks == lo[:, None]
     share = low / low.sum(1, keepdims=True)

@@ -15,6 +15,7 @@ from agents.table_game import TableGameAgent, bellman_gap, seat_wins, solve_fami
 from agents.table_response import solve_table
 from agents.table_round import outcome_law, response_law, round_law
 from train import table_game_probe
+from zanzibar_env.core.kernel import chips_of_category
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 
@@ -29,7 +30,7 @@ def agent() -> TableGameAgent:
 
 def _chips(n: int) -> np.ndarray:
     """Seat 0's chip result by outcome class (given away minus received, caps ignored)."""
-    pay = np.array([4, 3, 2, 1])  # classic, by category (zanzibar first)
+    pay = chips_of_category(RULES)  # by category, zanzibar first
     u = np.zeros(n * 4 * n)
     for j in range(n):
         for cat in range(4):
