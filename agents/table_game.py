@@ -230,6 +230,28 @@ def bellman_gap(solve: FamilySolve, sid: np.ndarray) -> np.ndarray:
     return out
 
 
+def chip_values(ruleset: Ruleset, n: int) -> np.ndarray:
+    """``float[classes]``: seat 0's round result in chips by outcome class (chips given away minus
+    received, stack caps ignored, as :mod:`agents.solver` counts it)."""
+    chips = chips_of_category(ruleset).astype(float)
+    cls = np.arange(num_classes(n))
+    loser, cat = cls // (4 * n), (cls // n) % 4
+    return np.where(loser == 0, -(n - 1) * chips[cat], chips[cat])
+
+
+def chip_response_wins(solve: FamilySolve, stacks: list[int] | None = None) -> np.ndarray:
+    """``float[n]``: every seat's exact win probability (as :func:`seat_wins`) with seat 0 playing the
+    round best response *for chips* to the bots at every state (:mod:`agents.table_response`'s objective):
+    what exploiting the bots round by round gives, without playing for the game."""
+    g = solve.game
+    u = chip_values(g.ruleset, g.n)
+    laws = np.stack([outcome_law(g.ruleset, r, u) for r in solve.responses])
+    sid = int(g.lookup(np.array([g.total // g.n] * g.n if stacks is None else stacks)))
+    if sid < 0:
+        raise ValueError(f"stacks {stacks} are not a state of this {g.total}-chip table")
+    return np.array([g.evaluate(laws, g.wins[j])[sid].mean() for j in range(g.n)])
+
+
 def seat_wins(solve: FamilySolve, stacks: list[int] | None = None, family: bool = True) -> np.ndarray:
     """``float[n]``: every seat's exact win probability from ``stacks`` (default: equal), the mean over
     the first roller, with seat 0 playing the family's picks (``family=False``: `optimal`)."""

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.kernel import STOP
+from zanzibar_env.core.kernel import NUM_ACTIONS, STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
 
+from .exact import action_probabilities
 from .solver import RoundSpec
 from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward
 
@@ -73,17 +74,19 @@ def _views(ruleset: Ruleset, n: int, q: int, ctx: np.ndarray, t: int) -> ViewBat
 def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> np.ndarray:
     """``float[C, max_rolls, R]``: probability that the agent at position ``q`` ends its turn after roll
     ``t`` (index ``t - 1``) with rank ``r``, in each context ``ctx[c] = (lowest, count, highest, limit)``
-    (``-1, 0, -1`` before any hand): its actions read on every decision, then
-    :func:`agents.solver_turn.forward`."""
+    (``-1, 0, -1`` before any hand): its action probabilities read on every decision
+    (:func:`agents.exact.action_probabilities`: a deterministic bot's actions, or a stochastic bot's
+    law, e.g. ``random``'s uniform one), then :func:`agents.solver_turn.forward`."""
     c, rmax = len(ctx), ruleset.max_rolls
-    policy = np.full((c, max(rmax - 1, 0), NUM_MULTISETS), STOP, np.int8)
+    probs = np.zeros((c, max(rmax - 1, 0), NUM_MULTISETS, NUM_ACTIONS))
+    probs[..., STOP] = 1.0
     for t in range(1, rmax):
         rows = np.flatnonzero(ctx[:, 3] > t)
         if len(rows):
-            acts = np.asarray(agent.act_batch(_views(ruleset, n, q, ctx[rows], t)))
-            policy[rows, t - 1] = acts.reshape(len(rows), NUM_MULTISETS)
+            p = action_probabilities(agent, _views(ruleset, n, q, ctx[rows], t))
+            probs[rows, t - 1] = p.reshape(len(rows), NUM_MULTISETS, NUM_ACTIONS)
     tp = TurnProblem(np.zeros((c, 1, NUM_MULTISETS)), ctx[:, 3], rmax, ruleset.holds_allowed)
-    return forward(tp, policy) @ _rank_onehot(ruleset)
+    return forward(tp, np.empty(0, np.int8), probs) @ _rank_onehot(ruleset)
 
 
 @dataclass

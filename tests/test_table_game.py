@@ -11,7 +11,14 @@ import pytest
 import zanzibar_env as zz
 from agents.optimal import OptimalAgent
 from agents.registry import make_agent
-from agents.table_game import TableGameAgent, bellman_gap, seat_wins, solve_family
+from agents.table_game import (
+    TableGameAgent,
+    bellman_gap,
+    chip_response_wins,
+    chip_values,
+    seat_wins,
+    solve_family,
+)
 from agents.table_response import solve_table
 from agents.table_round import outcome_law, response_law, round_law
 from train import table_game_probe
@@ -50,6 +57,31 @@ def test_round_laws_match_the_round_solver(start: int) -> None:
     assert law @ _chips(3) == pytest.approx(solved.reference[pos], abs=1e-9)
     best = outcome_law(RULES, response_law(RULES, bots, start), _chips(3))
     assert best @ _chips(3) == pytest.approx(solved.value[pos], abs=1e-9)
+
+
+def test_a_stochastic_bot_is_read_as_its_law() -> None:
+    """With `random` at the table (a law over actions, not one action), the outcome laws still give the
+    round solver's chip values, and `chip_values` is the chip result class by class."""
+    others = ["random", "greedy"]
+    bots = [make_agent(b) for b in others]
+    solved = solve_table(RULES, others, reference="optimal")
+    np.testing.assert_array_equal(chip_values(RULES, 3), _chips(3))
+    for start in range(3):
+        pos = (3 - start) % 3
+        law = round_law(RULES, [OptimalAgent(), *bots], start)
+        assert law @ _chips(3) == pytest.approx(solved.reference[pos], abs=1e-9)
+        best = outcome_law(RULES, response_law(RULES, bots, start), _chips(3))
+        assert best @ _chips(3) == pytest.approx(solved.value[pos], abs=1e-9)
+
+
+def test_the_chip_response_is_optimal_against_optimal_and_can_lose_games() -> None:
+    """Against `optimal` bots the round best response for chips wins exactly as `optimal` does; against
+    `random` and `optimal` it gains chips yet wins fewer games than `optimal` in the seat, and playing for
+    the game wins more (the 4-player table of docs/game_learning.md, at 3 players)."""
+    s = solve_family(RULES, ["optimal", "optimal"], total=6, family=0)
+    np.testing.assert_allclose(chip_response_wins(s), seat_wins(s, family=False), atol=1e-9)
+    r = solve_family(RULES, ["random", "optimal"], total=6, family=4)
+    assert chip_response_wins(r)[0] < seat_wins(r, family=False)[0] - 1e-3 < seat_wins(r)[0] - 2e-3
 
 
 Policy = Callable[[zz.View], int]
@@ -135,6 +167,7 @@ def test_probe_prints_every_seat(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert re.search(r"in 30 games: \d+ decisions, \d+ \(\d+\.\d\d%\) unlike optimal's", out)
     assert "seat 0 plays | 0 | 1 greedy | 2 escape" in out
+    assert re.search(r"\nround best response \(chips\) \| 0\.\d{4} \|", out)
     assert "family of 3, own win" in out and "family of 3, ahead of seat 1" in out
     assert "3 random states" in out
 

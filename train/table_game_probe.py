@@ -6,6 +6,8 @@ from equal stacks (the mean over the first roller, as a duplicate tournament's s
 the table prints every seat's exact win probability (:mod:`agents.table_game`) with seat 0 playing
 
 - ``optimal`` (round play);
+- the round best response *for chips* to the bots (what exploiting them round by round gives, stacks
+  ignored; :mod:`agents.table_response`'s objective);
 - the best of a family of round policies for its own win: ``optimal`` and ``--family`` best turn plays,
   one per representative value of the round's outcomes (``--rounds``: built again from the family's
   own values and added), picked state by state by value iteration (a lower bound on what any policy of
@@ -34,7 +36,14 @@ import numpy as np
 import zanzibar_env as zz
 from agents.optimal import OptimalAgent
 from agents.registry import make_agent
-from agents.table_game import FamilySolve, TableGameAgent, bellman_gap, seat_wins, solve_family
+from agents.table_game import (
+    FamilySolve,
+    TableGameAgent,
+    bellman_gap,
+    chip_response_wins,
+    seat_wins,
+    solve_family,
+)
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 from .tournament import run_tournament
@@ -137,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
     print(_row("optimal", seat_wins(solves[0][1], family=False)))
+    print(_row("round best response (chips)", chip_response_wins(solves[0][1])))
     size = args.family * args.rounds + 1
     for label, solved in solves:
         print(_row(f"family of {size}, {label}", seat_wins(solved)))
