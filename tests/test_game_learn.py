@@ -16,7 +16,8 @@ from agents.game_round import GameSpec, Pairs
 from agents.registry import make_agent
 from train import game_curve, ppo
 from train.config import load_config, read_yaml
-from train.game_learn import exact_decisions, sampled_games
+from train.game_learn import exact_decisions, sampled_games, table_games
+from zanzibar_env.core.observation import decode
 from zanzibar_env.core.rules import load_ruleset
 
 from .cli_args import set_args
@@ -87,6 +88,29 @@ def test_sampled_games_results_and_truncation() -> None:
         sampled_games(make_agent("optimal"), load_ruleset("classic"), 2, 2, seed=1, max_rounds=1)
 
 
+def test_table_games_record_only_the_teacher_seat() -> None:
+    """The table teacher's games: only seat 0's decisions (seat 0 relative: ``players_after`` runs through
+    every position as the first roller rotates), each with seat 0's result."""
+    rules = load_ruleset("classic", starting_stack=2)
+    bots = [make_agent("random", seed=1), make_agent("optimal")]
+    obs, acts, result = table_games(make_agent("greedy"), bots, rules, 6, seed=1, max_rounds=None)
+    assert len(obs) == len(acts) == len(result) > 0 and set(np.unique(result)) <= {-1.0, 0.5, 1.0}
+    seen = [decode(o, rules) for o in obs]
+    assert {d["players_after"] for d in seen} == {0, 1, 2}  # the teacher rolled first, second and last
+    assert all(d["num_players"] == 3 and sum(d["stacks"]) == 6 for d in seen)  # type: ignore[arg-type]
+    assert ((acts >= 0) & (acts <= 7)).all()
+    calls = []
+
+    class Counting(type(make_agent("greedy"))):  # type: ignore[misc]
+        def act(self, view):  # type: ignore[no-untyped-def]
+            calls.append(view.seat)
+            return super().act(view)
+
+    bots = [make_agent("random", seed=1), make_agent("optimal")]  # the same random stream again
+    obs2, acts2, _ = table_games(Counting(), bots, rules, 6, seed=1, max_rounds=None)
+    assert len(calls) == len(obs2) and set(calls) == {0} and np.array_equal(acts2, acts)
+
+
 def test_game_run_end_to_end_with_imitation_exploiter_and_curve(tmp_path: Path) -> None:
     rules = _small_rules(tmp_path, 2)
     runs = tmp_path / "runs"
@@ -138,6 +162,21 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
     assert sum(wins) == pytest.approx(1.0) and 0 < row["table_win_ci95"] < 1
 
 
+def test_table_teacher_config_runs_tiny(tmp_path: Path) -> None:
+    """``configs/ppo_game_4p_teacher.yaml`` at 3 players and 2 chips each: the teacher is solved for the
+    run's table, imitated, and the run trains and evaluates at that table."""
+    rules = _small_rules(tmp_path, 2)
+    sets = [*TINY, f"ruleset={rules}", "total_timesteps=512", "eval_freq=0", "eval_bots=[optimal]"]
+    sets += ["num_players=3", "opponents=[random,optimal]", "pretrain_games=20", "pretrain_epochs=2"]
+    sets += ["eval_table_games=6", f"runs_dir={tmp_path}"]
+    assert ppo.main(["--config", str(ROOT / "configs" / "ppo_game_4p_teacher.yaml"), *set_args(sets)]) == 0
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    pre = json.loads((run_dir / "pretrain.json").read_text())
+    assert pre["teacher"] == "table_game" and pre["policy_rows"] > 20 and 0 <= pre["accuracy"] <= 1
+    row = _rows(run_dir / "eval.csv")[-1]
+    assert sum(row[f"table_win{k}"] for k in ("", "_random", "_optimal")) == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize(
     ("overrides", "words"),
     [
@@ -148,6 +187,37 @@ def test_scratch_and_4p_game_configs_run_tiny(tmp_path: Path) -> None:
         ),
         (["pretrain=nobody"], ["pretrain", "nobody"]),
         (["num_players=4", "exploiter_frac=0", "pretrain=optimal_game"], ["pretrain", "2"]),
+        (["pretrain=table_game"], ["pretrain", "table_game", "Zanzibar-v1"]),
+        (
+            [
+                "env_id=Zanzibar-v1",
+                "num_players=3",
+                "exploiter_frac=0",
+                "opponents=[optimal_game,optimal]",
+                "pretrain=table_game",
+            ],
+            ["pretrain", "read stacks", "optimal_game"],
+        ),
+        (
+            [
+                "env_id=Zanzibar-v1",
+                "ruleset=lives",
+                "exploiter_frac=0",
+                "opponents=[optimal]",
+                "pretrain=table_game",
+            ],
+            ["pretrain", "chips"],
+        ),
+        (
+            [
+                "env_id=Zanzibar-v1",
+                "num_players=3",
+                "exploiter_frac=0",
+                "opponents=[optimal,nobody]",
+                "pretrain=table_game",
+            ],
+            ["opponents", "nobody"],
+        ),
         (["pretrain_epochs=0"], ["pretrain_epochs"]),
         (["pretrain_games=-1"], ["pretrain_games"]),
         (["eval_table_games=10"], ["eval_table_games", "Zanzibar-v1"]),

@@ -132,7 +132,8 @@ class TrainConfig:
     # --- imitation before PPO (train/game_learn.py)
     pretrain: str | None = _f(
         None,
-        "imitate this bot before PPO (2 players: every decision of the game; more: sampled games)",
+        "imitate this bot before PPO (2 players: every decision of the game; more: sampled games), or "
+        "'table_game': the exact game play of the learner's seat against its one table of opponents",
         kind="str",
         optional=True,
     )
@@ -363,7 +364,9 @@ def _check_game_keys(cfg: TrainConfig) -> None:
             "0 unless the run trains at one table: opponents one name or one per other seat, "
             "no self_play, exploiter_frac 0",
         )
-    if cfg.pretrain is not None:
+    if cfg.pretrain == TABLE_TEACHER:
+        _check_table_teacher(cfg, one_table)
+    elif cfg.pretrain is not None:
         from agents.registry import make_agent
         from zanzibar_env.core.bots import check_table_size
 
@@ -374,6 +377,33 @@ def _check_game_keys(cfg: TrainConfig) -> None:
             raise _bad(
                 "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"
             ) from None
+
+
+TABLE_TEACHER = "table_game"  # pretrain: agents.table_game.TableGameAgent for the run's table
+STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
+
+
+def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
+    """``pretrain: table_game`` solves the game of the learner's seat at the run's one table: full games,
+    2-4 players, a ruleset :mod:`agents.table_round` supports, opponents that are bots not reading stacks."""
+    why = "a bot name, or 'table_game' for full games at one table of bots that do not read stacks"
+    if cfg.env_id != "Zanzibar-v1" or not one_table or not 2 <= cfg.num_players <= 4:
+        raise _bad(
+            "pretrain", cfg.pretrain,
+            f"{why} (needs env_id Zanzibar-v1, 2-4 players, opponents one name or one per other seat, "
+            "no self_play, exploiter_frac 0)",
+        )  # fmt: skip
+    bad = [o for o in cfg.opponents if o.startswith("ppo:") or o in STACK_READERS]
+    if bad:
+        raise _bad("pretrain", cfg.pretrain, f"{why}; these opponents read stacks: {bad}")
+    _check_agents("opponents", list(cfg.opponents))
+    from agents.table_round import check_ruleset
+    from zanzibar_env.core.rules import load_ruleset
+
+    try:
+        check_ruleset(load_ruleset(cfg.ruleset), cfg.num_players)
+    except ValueError as e:
+        raise _bad("pretrain", cfg.pretrain, f"{why} ({e})") from None
 
 
 def _check_expected_reward(cfg: TrainConfig) -> None:

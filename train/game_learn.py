@@ -10,7 +10,11 @@ and imitation of a bot before PPO.
   fitted to the bot's actions (cross-entropy) on every decision of the 2-player game from the starting
   stacks (each stack state, each roll, dice and earlier hand: enumerated exactly), or at larger tables on
   the decisions of ``pretrain_games`` games of the bot against itself; the value head is fitted to the
-  result of those games (the ``win`` reward: +1/k for the k winners, -1 for the others).
+  result of those games (the ``win`` reward: +1/k for the k winners, -1 for the others). With
+  ``pretrain: table_game`` the teacher is :class:`agents.table_game.TableGameAgent` solved for the run's
+  table (its ``opponents``, clockwise after the learner): it plays the learner's seat in
+  ``pretrain_games`` games against those opponents (the first roller rotating), and only its decisions
+  and results are learned.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .config import TrainConfig
+from .config import TABLE_TEACHER, TrainConfig
 
 BATCH = 1024  # minibatch of the imitation steps
 LEARNING_RATE = 1e-3  # Adam step size of the imitation (PPO keeps its own optimizer)
@@ -143,9 +147,53 @@ def sampled_games(
     return np.asarray(obs, np.float32), np.asarray(acts, np.int64), np.asarray(result, np.float32)
 
 
+def table_opponents(cfg: TrainConfig) -> list[str]:
+    """The bots clockwise after the learner at a one-table run (one name for every seat, or one each)."""
+    if len(cfg.opponents) == 1:
+        return list(cfg.opponents) * (cfg.num_players - 1)
+    return list(cfg.opponents)
+
+
+def table_games(
+    teacher: BaseAgent, bots: list[BaseAgent], rules: Ruleset, games: int, seed: int, max_rounds: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seat 0's decisions in ``games`` games of ``teacher`` against ``bots`` (seats 1.., clockwise; game
+    ``g`` started by seat ``g % n``): observations, actions and seat 0's ``win`` result (games cut off by
+    ``max_rounds`` are left out)."""
+    n = len(bots) + 1
+    obs: list[np.ndarray] = []
+    acts: list[int] = []
+    result: list[float] = []
+    for g in range(games):
+        rec = _Recorder(teacher)
+        game = play_game(
+            rules, [rec, *(b.act for b in bots)], num_players=n, seed=seed + g, first_seat=g % n,
+            max_rounds=max_rounds,
+        )  # fmt: skip
+        if game.truncated or not game.winners:
+            continue
+        won = 1.0 / len(game.winners) if 0 in game.winners else -1.0
+        obs += [o for _, o, _ in rec.seen]
+        acts += [a for _, _, a in rec.seen]
+        result += [won] * len(rec.seen)
+    if not obs:
+        raise ValueError(f"none of the {games} imitation games ended within max_rounds={max_rounds}")
+    return np.asarray(obs, np.float32), np.asarray(acts, np.int64), np.asarray(result, np.float32)
+
+
 def imitation_data(cfg: TrainConfig) -> ImitationData:
     """The imitation set of ``cfg`` (its ``pretrain`` teacher, table size and ``pretrain_games``)."""
     rules = load_ruleset(cfg.ruleset)
+    if cfg.pretrain == TABLE_TEACHER:
+        from agents.table_game import TableGameAgent
+
+        names = table_opponents(cfg)
+        bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]
+        seed = cfg.seed * 1_000_003 + 7
+        obs, acts, target = table_games(
+            TableGameAgent(names, rules), bots, rules, cfg.pretrain_games, seed, cfg.max_rounds
+        )
+        return ImitationData(obs, acts, obs, target)
     teacher = make_agent(str(cfg.pretrain), seed=cfg.seed)
     seed = cfg.seed * 1_000_003 + 7
     obs, acts, target = sampled_games(
