@@ -14,7 +14,7 @@ from agents.exact import game_exploitability, game_win_probability
 from agents.game_eval import decision_batch, decision_rows, game_best_response
 from agents.game_round import GameSpec, Pairs
 from agents.registry import make_agent
-from train import game_curve, ppo
+from train import evaluate, game_curve, ppo
 from train.config import load_config, read_yaml
 from train.game_learn import exact_decisions, sampled_games, table_games
 from zanzibar_env.core.observation import decode
@@ -175,6 +175,12 @@ def test_table_teacher_config_runs_tiny(tmp_path: Path) -> None:
     assert pre["teacher"] == "table_game" and pre["policy_rows"] > 20 and 0 <= pre["accuracy"] <= 1
     row = _rows(run_dir / "eval.csv")[-1]
     assert sum(row[f"table_win{k}"] for k in ("", "_random", "_optimal")) == pytest.approx(1.0)
+    # exported without exact figures, the provenance is the run's last evaluation, not its first
+    out = tmp_path / "m.zip"
+    args = [str(run_dir / "model.zip"), "--no-exact", "--tournament-games", "0", "--games", "4"]
+    assert evaluate.main([*args, "--export", str(out)]) == 0
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["timesteps"] == int(row["timesteps"]) > 0 and meta["config"]["pretrain"] == "table_game"
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from agents.ppo_agent import load_model
 from agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = [ROOT / "models" / "ppo_classic_2p.zip", ROOT / "models" / "ppo_classic_4p_game.zip"]
+SHIPPED = sorted((ROOT / "models").glob("*.zip"))  # ppo_classic_2p.zip first: the payloads copy it
 
 
 class _Payload:

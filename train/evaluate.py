@@ -128,7 +128,9 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
 
 # ---- command line ---------------------------------------------------------------------------------
 def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
-    """Model path and config for a run directory or a model file (``ValueError`` if missing or bad)."""
+    """Model path and config for a run directory or a model file (``ValueError`` if missing or bad): the
+    file's ``.json`` description, else the ``config.yaml`` of the run directory holding it, else the
+    defaults."""
     p = Path(target)
     if p.is_dir():
         model_path = p / ("best_model.zip" if best else "model.zip")
@@ -145,7 +147,11 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
                 raise ValueError(f"{meta}: not a JSON model description") from None
         if not isinstance(info, dict) or not isinstance(info.get("config", {}), dict):
             raise ValueError(f"{meta}: expected a JSON object with a 'config' mapping")
-        cfg = apply(load_config(), info.get("config", {}))
+        run_cfg = p.parent / "config.yaml"  # a checkpoint inside a run directory: that run's config
+        if "config" not in info and run_cfg.is_file():
+            cfg = apply(TrainConfig(), read_yaml(run_cfg))
+        else:
+            cfg = apply(load_config(), info.get("config", {}))
     if not model_path.is_file():
         raise ValueError(f"no model file at {str(model_path)!r}")
     return model_path, check_config(cfg)
@@ -204,15 +210,18 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
     run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
     rows = _eval_rows(run_dir / "eval.csv")
     key = "game_exploit_mean" if "game_exploit_mean" in result else "exploit_mean"
-    same = [r for r in rows if r.get(key) == result.get(key)]
-    steps = same[0] if same else rows[-1] if rows else {}
+    # the evaluation row of this checkpoint: matched by its exact figure, else the run's last (model.zip);
+    # a best_model.zip without an exact figure to match has no known row
+    same = [r for r in rows if key in result and r.get(key) == result[key]]
+    last = rows[-1] if rows and model_path.name != "best_model.zip" else {}
+    steps = same[0] if same else last
     atomic_copy(model_path, out)
     meta = {
         "command": run.get("command", "unknown"),
         "seed": cfg.seed,
         "git_commit": run.get("git_commit", "unknown"),
         "source": f"{run_dir.name}/{model_path.name}",
-        "timesteps": int(steps.get("timesteps", 0)),
+        "timesteps": int(steps["timesteps"]) if "timesteps" in steps else None,
         "train_seconds": steps.get("train_seconds"),
         "size_bytes": out.stat().st_size,
         "exploitability": {
