@@ -19,8 +19,9 @@ The objective is the seat's own win probability, or (``rival=j``) its win probab
 playing to finish ahead of one opponent rather than to win.
 
 Entry points: :func:`solve_family` (all of the above for one table), :func:`seat_wins` (every seat's
-win probability from given stacks), :func:`bellman_gap` (how far the family is from the best response,
-one round at a time), :class:`TableGameAgent`; ``python -m train.table_game_probe`` prints them. At 4
+win probability from given stacks), :func:`chip_response_wins` (the same with the seat playing the
+round best response for chips instead: exploiting the bots round by round), :func:`bellman_gap` (how far
+the family is from the best response, one round at a time), :class:`TableGameAgent`; ``python -m train.table_game_probe`` prints them. At 4
 players and 20 chips a solve takes about 2 minutes and 1.5 GB.
 """
 
@@ -239,13 +240,20 @@ def chip_values(ruleset: Ruleset, n: int) -> np.ndarray:
     return np.where(loser == 0, -(n - 1) * chips[cat], chips[cat])
 
 
+def chip_response_laws(solve: FamilySolve) -> np.ndarray:
+    """``float[n, classes]``: the round's outcome law by first roller with seat 0 playing the round best
+    response for chips (:func:`chip_values`) to the bots."""
+    g = solve.game
+    u = chip_values(g.ruleset, g.n)
+    return np.stack([outcome_law(g.ruleset, r, u) for r in solve.responses])
+
+
 def chip_response_wins(solve: FamilySolve, stacks: list[int] | None = None) -> np.ndarray:
     """``float[n]``: every seat's exact win probability (as :func:`seat_wins`) with seat 0 playing the
     round best response *for chips* to the bots at every state (:mod:`agents.table_response`'s objective):
     what exploiting the bots round by round gives, without playing for the game."""
     g = solve.game
-    u = chip_values(g.ruleset, g.n)
-    laws = np.stack([outcome_law(g.ruleset, r, u) for r in solve.responses])
+    laws = chip_response_laws(solve)
     sid = int(g.lookup(np.array([g.total // g.n] * g.n if stacks is None else stacks)))
     if sid < 0:
         raise ValueError(f"stacks {stacks} are not a state of this {g.total}-chip table")

@@ -168,6 +168,9 @@ def test_probe_prints_every_seat(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(r"in 30 games: \d+ decisions, \d+ \(\d+\.\d\d%\) unlike optimal's", out)
     assert "seat 0 plays | 0 | 1 greedy | 2 escape" in out
     assert re.search(r"\nround best response \(chips\) \| 0\.\d{4} \|", out)
+    assert re.search(
+        r"chips per round .*: optimal( [+-]\d\.\d{4}){3} \(mean .*best response( [+-]\d\.\d{4}){3}", out
+    )
     assert "family of 3, own win" in out and "family of 3, ahead of seat 1" in out
     assert "3 random states" in out
 

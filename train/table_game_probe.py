@@ -40,7 +40,9 @@ from agents.table_game import (
     FamilySolve,
     TableGameAgent,
     bellman_gap,
+    chip_response_laws,
     chip_response_wins,
+    chip_values,
     seat_wins,
     solve_family,
 )
@@ -147,6 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
     print(_row("optimal", seat_wins(solves[0][1], family=False)))
     print(_row("round best response (chips)", chip_response_wins(solves[0][1])))
+    u = chip_values(rules, n)
+    chips = [
+        ("optimal", solves[0][1].optimal_laws @ u),
+        ("best response", chip_response_laws(solves[0][1]) @ u),
+    ]
+    cells = "; ".join(
+        f"{label} {' '.join(f'{c:+.4f}' for c in v)} (mean {v.mean():+.4f})" for label, v in chips
+    )
+    print(f"seat 0's chips per round (given away minus received) as seat 0, 1, ... rolls first: {cells}")
     size = args.family * args.rounds + 1
     for label, solved in solves:
         print(_row(f"family of {size}, {label}", seat_wins(solved)))
