@@ -119,9 +119,13 @@ def backward(tp: TurnProblem, probs: np.ndarray | None = None) -> tuple[list[np.
     return us, policy
 
 
-def forward(tp: TurnProblem, policy: np.ndarray, probs: np.ndarray | None = None) -> np.ndarray:
+def forward(tp: TurnProblem, policy: np.ndarray | None, probs: np.ndarray | None = None) -> np.ndarray:
     """``D[s, r - 1, m]``: probability that turn ``s`` ends after roll ``r`` with multiset ``m`` (an instant
-    Zanzibar included), under ``policy`` (``int8[S, max_rolls - 1, 56]``) or, if given, ``probs``."""
+    Zanzibar included), under ``policy`` (``int8[S, max_rolls - 1, 56]``) or, if given, ``probs``
+    (``float[S, max_rolls - 1, 56, 8]``; ``policy`` may then be ``None``)."""
+    if policy is None and probs is None:
+        raise ValueError("forward needs a policy or action probabilities")
+    det = policy if policy is not None else np.zeros((0, 0, 0), np.int8)  # read only without probs
     p, p3 = transitions()
     s, rmax = len(tp.limit), tp.max_rolls
     out = np.zeros((s, rmax, NUM_MULTISETS))
@@ -137,7 +141,7 @@ def forward(tp: TurnProblem, policy: np.ndarray, probs: np.ndarray | None = None
         if len(dec):
             d = dist[dec]
             for a in range(NUM_ACTIONS):
-                w = d * (probs[dec, r - 1, :, a] if probs is not None else policy[dec, r - 1] == a)
+                w = d * (probs[dec, r - 1, :, a] if probs is not None else det[dec, r - 1] == a)
                 if a == STOP:
                     out[dec, r - 1] += w
                 elif w.any():

@@ -86,7 +86,7 @@ def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> n
             p = action_probabilities(agent, _views(ruleset, n, q, ctx[rows], t))
             probs[rows, t - 1] = p.reshape(len(rows), NUM_MULTISETS, NUM_ACTIONS)
     tp = TurnProblem(np.zeros((c, 1, NUM_MULTISETS)), ctx[:, 3], rmax, ruleset.holds_allowed)
-    return forward(tp, np.empty(0, np.int8), probs) @ _rank_onehot(ruleset)
+    return forward(tp, None, probs) @ _rank_onehot(ruleset)
 
 
 @dataclass

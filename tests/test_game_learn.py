@@ -16,7 +16,7 @@ from agents.game_round import GameSpec, Pairs
 from agents.registry import make_agent
 from train import evaluate, game_curve, ppo
 from train.config import load_config, read_yaml
-from train.game_learn import exact_decisions, sampled_games, table_games
+from train.game_learn import exact_decisions, sampled_games
 from zanzibar_env.core.observation import decode
 from zanzibar_env.core.rules import load_ruleset
 
@@ -88,12 +88,12 @@ def test_sampled_games_results_and_truncation() -> None:
         sampled_games(make_agent("optimal"), load_ruleset("classic"), 2, 2, seed=1, max_rounds=1)
 
 
-def test_table_games_record_only_the_teacher_seat() -> None:
+def test_sampled_games_against_bots_record_only_the_teacher_seat() -> None:
     """The table teacher's games: only seat 0's decisions (seat 0 relative: ``players_after`` runs through
     every position as the first roller rotates), each with seat 0's result."""
     rules = load_ruleset("classic", starting_stack=2)
     bots = [make_agent("random", seed=1), make_agent("optimal")]
-    obs, acts, result = table_games(make_agent("greedy"), bots, rules, 6, seed=1, max_rounds=None)
+    obs, acts, result = sampled_games(make_agent("greedy"), rules, 3, 6, 1, None, bots)
     assert len(obs) == len(acts) == len(result) > 0 and set(np.unique(result)) <= {-1.0, 0.5, 1.0}
     seen = [decode(o, rules) for o in obs]
     assert {d["players_after"] for d in seen} == {0, 1, 2}  # the teacher rolled first, second and last
@@ -107,7 +107,7 @@ def test_table_games_record_only_the_teacher_seat() -> None:
             return super().act(view)
 
     bots = [make_agent("random", seed=1), make_agent("optimal")]  # the same random stream again
-    obs2, acts2, _ = table_games(Counting(), bots, rules, 6, seed=1, max_rounds=None)
+    obs2, acts2, _ = sampled_games(Counting(), rules, 3, 6, 1, None, bots)
     assert len(calls) == len(obs2) and set(calls) == {0} and np.array_equal(acts2, acts)
 
 

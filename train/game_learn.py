@@ -33,7 +33,7 @@ from agents.game_round import GameSpec, Pairs
 from agents.ppo_agent import ModelAgent
 from agents.registry import make_agent
 from zanzibar_env.core.engine import View
-from zanzibar_env.core.game import play_game
+from zanzibar_env.core.game import Policy, play_game
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
@@ -125,16 +125,27 @@ class _Recorder:
 
 
 def sampled_games(
-    teacher: BaseAgent, rules: Ruleset, players: int, games: int, seed: int, max_rounds: int | None
+    teacher: BaseAgent,
+    rules: Ruleset,
+    players: int,
+    games: int,
+    seed: int,
+    max_rounds: int | None,
+    bots: list[BaseAgent] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The decisions of ``games`` games of the teacher in every seat: observations, actions and the
+    """The decisions of ``games`` games of the teacher in every seat, or with ``bots`` (seats 1.., clockwise)
+    in seat 0 only against them, game ``g`` started by seat ``g % players``: observations, actions and the
     deciding seat's ``win`` result (games cut off by ``max_rounds`` are left out)."""
     obs: list[np.ndarray] = []
     acts: list[int] = []
     result: list[float] = []
     for g in range(games):
         rec = _Recorder(teacher)
-        game = play_game(rules, rec, num_players=players, seed=seed + g, max_rounds=max_rounds)
+        seats: Policy | list[Policy] = rec if bots is None else [rec, *(b.act for b in bots)]
+        game = play_game(
+            rules, seats, num_players=players, seed=seed + g, first_seat=0 if bots is None else g % players,
+            max_rounds=max_rounds,
+        )  # fmt: skip
         if game.truncated or not game.winners:
             continue
         share = 1.0 / len(game.winners)
@@ -154,33 +165,6 @@ def table_opponents(cfg: TrainConfig) -> list[str]:
     return list(cfg.opponents)
 
 
-def table_games(
-    teacher: BaseAgent, bots: list[BaseAgent], rules: Ruleset, games: int, seed: int, max_rounds: int | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Seat 0's decisions in ``games`` games of ``teacher`` against ``bots`` (seats 1.., clockwise; game
-    ``g`` started by seat ``g % n``): observations, actions and seat 0's ``win`` result (games cut off by
-    ``max_rounds`` are left out)."""
-    n = len(bots) + 1
-    obs: list[np.ndarray] = []
-    acts: list[int] = []
-    result: list[float] = []
-    for g in range(games):
-        rec = _Recorder(teacher)
-        game = play_game(
-            rules, [rec, *(b.act for b in bots)], num_players=n, seed=seed + g, first_seat=g % n,
-            max_rounds=max_rounds,
-        )  # fmt: skip
-        if game.truncated or not game.winners:
-            continue
-        won = 1.0 / len(game.winners) if 0 in game.winners else -1.0
-        obs += [o for _, o, _ in rec.seen]
-        acts += [a for _, _, a in rec.seen]
-        result += [won] * len(rec.seen)
-    if not obs:
-        raise ValueError(f"none of the {games} imitation games ended within max_rounds={max_rounds}")
-    return np.asarray(obs, np.float32), np.asarray(acts, np.int64), np.asarray(result, np.float32)
-
-
 def imitation_data(cfg: TrainConfig) -> ImitationData:
     """The imitation set of ``cfg`` (its ``pretrain`` teacher, table size and ``pretrain_games``)."""
     rules = load_ruleset(cfg.ruleset)
@@ -190,8 +174,9 @@ def imitation_data(cfg: TrainConfig) -> ImitationData:
         names = table_opponents(cfg)
         bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]
         seed = cfg.seed * 1_000_003 + 7
-        obs, acts, target = table_games(
-            TableGameAgent(names, rules), bots, rules, cfg.pretrain_games, seed, cfg.max_rounds
+        teacher = TableGameAgent(names, rules)
+        obs, acts, target = sampled_games(
+            teacher, rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds, bots
         )
         return ImitationData(obs, acts, obs, target)
     teacher = make_agent(str(cfg.pretrain), seed=cfg.seed)
