@@ -105,6 +105,14 @@ class TableGame:
         ids = self.index[tuple(np.moveaxis(np.clip(st[..., : self.n - 1], 0, self.total), -1, 0))]
         return np.where(ok, ids, -1)
 
+    def seat_wins(self, laws: np.ndarray, stacks: list[int] | None = None) -> np.ndarray:
+        """``float[n]``: every seat's exact win probability from ``stacks`` (default: equal), the mean over
+        the first roller, when seat 0's rounds follow ``laws`` (as :meth:`evaluate` takes them)."""
+        sid = int(self.lookup(np.array([self.total // self.n] * self.n if stacks is None else stacks)))
+        if sid < 0:
+            raise ValueError(f"stacks {stacks} are not a state of this {self.total}-chip table")
+        return np.array([self.evaluate(laws, self.wins[j])[sid].mean() for j in range(self.n)])
+
     def reward(self, rival: int | None = None) -> np.ndarray:
         """``float[S, classes]``: seat 0's objective when a class ends the game (its win share, minus the
         rival's)."""
@@ -255,10 +263,7 @@ def chip_response_wins(solve: FamilySolve, stacks: list[int] | None = None) -> n
     what exploiting the bots round by round gives, without playing for the game."""
     g = solve.game
     laws = chip_response_laws(solve)
-    sid = int(g.lookup(np.array([g.total // g.n] * g.n if stacks is None else stacks)))
-    if sid < 0:
-        raise ValueError(f"stacks {stacks} are not a state of this {g.total}-chip table")
-    return np.array([g.evaluate(laws, g.wins[j])[sid].mean() for j in range(g.n)])
+    return g.seat_wins(laws, stacks)
 
 
 def seat_wins(solve: FamilySolve, stacks: list[int] | None = None, family: bool = True) -> np.ndarray:
@@ -266,10 +271,7 @@ def seat_wins(solve: FamilySolve, stacks: list[int] | None = None, family: bool 
     the first roller, with seat 0 playing the family's picks (``family=False``: `optimal`)."""
     g = solve.game
     laws = solve.picked_laws() if family else solve.optimal_laws
-    sid = int(g.lookup(np.array([g.total // g.n] * g.n if stacks is None else stacks)))
-    if sid < 0:
-        raise ValueError(f"stacks {stacks} are not a state of this {g.total}-chip table")
-    return np.array([g.evaluate(laws, g.wins[j])[sid].mean() for j in range(g.n)])
+    return g.seat_wins(laws, stacks)
 
 
 class TableGameAgent(BaseAgent):
