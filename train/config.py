@@ -379,6 +379,13 @@ def _check_game_keys(cfg: TrainConfig) -> None:
             ) from None
 
 
+def table_opponents(cfg: TrainConfig) -> list[str]:
+    """The opponents clockwise after the learner at a one-table run (one name for every seat, or one each)."""
+    if len(cfg.opponents) == 1:
+        return list(cfg.opponents) * (cfg.num_players - 1)
+    return list(cfg.opponents)
+
+
 TABLE_TEACHER = "table_game"  # pretrain: agents.table_game.TableGameAgent for the run's table
 STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
 

@@ -26,7 +26,7 @@ from agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 
-from .config import TrainConfig, apply, check_config, load_config, read_yaml
+from .config import TrainConfig, apply, check_config, load_config, read_yaml, table_opponents
 from .sb3_vec import make_sb3_env
 
 
@@ -113,8 +113,7 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
     ``table_win_<name>`` per opponent (``#`` in repeated names becomes ``_``)."""
     from .tournament import run_tournament
 
-    specs = list(cfg.opponents) * (cfg.num_players - 1) if len(cfg.opponents) == 1 else list(cfg.opponents)
-    agents: list[Any] = [ModelAgent(model, name="ppo"), *specs]
+    agents: list[Any] = [ModelAgent(model, name="ppo"), *table_opponents(cfg)]
     result = run_tournament(
         agents, players=cfg.num_players, games=games, ruleset=cfg.ruleset, seed=seed,
         max_rounds=cfg.max_rounds, progress=False,
@@ -132,14 +131,12 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
     file's ``.json`` description, else the ``config.yaml`` of the run directory holding it, else the
     defaults."""
     p = Path(target)
+    info: Any = {}
     if p.is_dir():
         model_path = p / ("best_model.zip" if best else "model.zip")
-        cfg_path = p / "config.yaml"
-        cfg = apply(TrainConfig(), read_yaml(cfg_path)) if cfg_path.is_file() else load_config()
     else:
         model_path = p
         meta = p.with_suffix(".json")
-        info: Any = {}
         if meta.is_file():
             try:
                 info = json.loads(meta.read_text())
@@ -147,11 +144,13 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
                 raise ValueError(f"{meta}: not a JSON model description") from None
         if not isinstance(info, dict) or not isinstance(info.get("config", {}), dict):
             raise ValueError(f"{meta}: expected a JSON object with a 'config' mapping")
-        run_cfg = p.parent / "config.yaml"  # a checkpoint inside a run directory: that run's config
-        if "config" not in info and run_cfg.is_file():
-            cfg = apply(TrainConfig(), read_yaml(run_cfg))
-        else:
-            cfg = apply(load_config(), info.get("config", {}))
+    run_cfg = model_path.parent / "config.yaml"  # a run directory, or a checkpoint inside one
+    if "config" in info:
+        cfg = apply(load_config(), info["config"])
+    elif run_cfg.is_file():
+        cfg = apply(TrainConfig(), read_yaml(run_cfg))
+    else:
+        cfg = load_config()
     if not model_path.is_file():
         raise ValueError(f"no model file at {str(model_path)!r}")
     return model_path, check_config(cfg)

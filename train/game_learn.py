@@ -38,7 +38,7 @@ from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .config import TABLE_TEACHER, TrainConfig
+from .config import TABLE_TEACHER, TrainConfig, table_opponents
 
 BATCH = 1024  # minibatch of the imitation steps
 LEARNING_RATE = 1e-3  # Adam step size of the imitation (PPO keeps its own optimizer)
@@ -158,29 +158,21 @@ def sampled_games(
     return np.asarray(obs, np.float32), np.asarray(acts, np.int64), np.asarray(result, np.float32)
 
 
-def table_opponents(cfg: TrainConfig) -> list[str]:
-    """The bots clockwise after the learner at a one-table run (one name for every seat, or one each)."""
-    if len(cfg.opponents) == 1:
-        return list(cfg.opponents) * (cfg.num_players - 1)
-    return list(cfg.opponents)
-
-
 def imitation_data(cfg: TrainConfig) -> ImitationData:
     """The imitation set of ``cfg`` (its ``pretrain`` teacher, table size and ``pretrain_games``)."""
     rules = load_ruleset(cfg.ruleset)
+    seed = cfg.seed * 1_000_003 + 7
     if cfg.pretrain == TABLE_TEACHER:
         from agents.table_game import TableGameAgent
 
         names = table_opponents(cfg)
         bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]
-        seed = cfg.seed * 1_000_003 + 7
-        teacher = TableGameAgent(names, rules)
         obs, acts, target = sampled_games(
-            teacher, rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds, bots
-        )
+            TableGameAgent(names, rules), rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds,
+            bots,
+        )  # fmt: skip
         return ImitationData(obs, acts, obs, target)
     teacher = make_agent(str(cfg.pretrain), seed=cfg.seed)
-    seed = cfg.seed * 1_000_003 + 7
     obs, acts, target = sampled_games(
         teacher, rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds
     )

@@ -41,7 +41,6 @@ from agents.table_game import (
     TableGameAgent,
     bellman_gap,
     chip_response_laws,
-    chip_response_wins,
     chip_values,
     seat_wins,
     solve_family,
@@ -148,12 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
     print(_row("optimal", seat_wins(solves[0][1], family=False)))
-    print(_row("round best response (chips)", chip_response_wins(solves[0][1])))
+    chip_laws = chip_response_laws(solves[0][1])  # the round best response for chips, by first roller
+    print(_row("round best response (chips)", game.seat_wins(chip_laws)))
     u = chip_values(rules, n)
-    chips = [
-        ("optimal", solves[0][1].optimal_laws @ u),
-        ("best response", chip_response_laws(solves[0][1]) @ u),
-    ]
+    chips = [("optimal", solves[0][1].optimal_laws @ u), ("best response", chip_laws @ u)]
     cells = "; ".join(
         f"{label} {' '.join(f'{c:+.4f}' for c in v)} (mean {v.mean():+.4f})" for label, v in chips
     )
