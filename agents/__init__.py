@@ -1,15 +1,19 @@
 """Agents for Zanzibar: one protocol (:class:`BaseAgent`), a registry (:func:`make_agent`), baselines.
 
-``random``, the heuristics ``greedy``, ``threshold``, ``escape`` (:mod:`agents.heuristics`),
-``optimal`` (:mod:`agents.optimal`) and ``ppo:PATH`` (:mod:`agents.ppo_agent`).
+Installed as ``zanzibar_env.agents`` (the repository's ``agents/`` folder).
+
+``random``, the heuristics ``greedy``, ``threshold``, ``escape`` (:mod:`zanzibar_env.agents.heuristics`),
+``optimal`` (:mod:`zanzibar_env.agents.optimal`) and ``ppo:PATH`` (:mod:`zanzibar_env.agents.ppo_agent`).
 """
 
 from __future__ import annotations
 
-from .base import BaseAgent
-from .heuristics import EscapeAgent, GreedyAgent, ThresholdAgent
-from .random_agent import RandomAgent
-from .registry import available_agents, make_agent, register
+import sys
+
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.heuristics import EscapeAgent, GreedyAgent, ThresholdAgent
+from zanzibar_env.agents.random_agent import RandomAgent
+from zanzibar_env.agents.registry import available_agents, make_agent, register
 
 __all__ = [
     "BaseAgent",
@@ -21,3 +25,8 @@ __all__ = [
     "make_agent",
     "register",
 ]
+
+if __name__ == "agents":  # `python -m agents.X` from a checkout: one package under both names
+    import zanzibar_env.agents as _installed
+
+    sys.modules[__name__] = _installed

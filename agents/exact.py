@@ -2,7 +2,7 @@
 
 Values are expected round results per seat (seat 0 rolls first): chips given away minus chips
 received (positive = good; zero-sum in chip rulesets), or minus lives lost in lives rulesets, with
-exact dice probabilities and stack caps ignored (as in :mod:`agents.solver`).
+exact dice probabilities and stack caps ignored (as in :mod:`zanzibar_env.agents.solver`).
 
 How an agent is read: every decision state of the 2-player round is enumerated once (the first
 player's dice and roll; the second player's dice, roll, roll limit and the first player's hand), turned
@@ -14,11 +14,11 @@ Under ``final_hand: best`` each decision also has the rank of the turn's best th
 (``turn_best_rank``, every rank at least the dice's after the first roll); under ``last`` that field
 is the rank of the dice showing.
 An agent with ``action_probs_batch(batch) -> float[B, 8]`` is read as that stochastic policy, and
-:class:`~agents.random_agent.RandomAgent` as the uniform policy over legal actions; any other agent is
+:class:`~zanzibar_env.agents.random_agent.RandomAgent` as the uniform policy over legal actions; any other agent is
 taken to be deterministic.
 
 Exploitability of an agent sitting in seat ``i``: the value a best response in the other seat earns
-against it, minus that seat's value when both seats play :class:`~agents.optimal.OptimalAgent` (the
+against it, minus that seat's value when both seats play :class:`~zanzibar_env.agents.optimal.OptimalAgent` (the
 subgame-perfect equilibrium); ``average`` is the mean over the two seats. In chip rulesets the round is
 zero-sum and this is never negative; the optimal agent's exploitability is 0. Lives rounds are not
 zero-sum (under ``tie_rule: all`` both players can lose a life), so an agent whose play also costs the
@@ -37,12 +37,12 @@ from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
-from .base import BaseAgent
-from .optimal import BEST_FIELD, dense_actions, dense_tables
-from .random_agent import RandomAgent
-from .registry import make_agent
-from .solver import Level, RoundSpec, enumerate_levels, seat_values, solve
-from .solver_turn import NUM_MULTISETS, legal_mask
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.optimal import BEST_FIELD, dense_actions, dense_tables
+from zanzibar_env.agents.random_agent import RandomAgent
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver import Level, RoundSpec, enumerate_levels, seat_values, solve
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, legal_mask
 
 _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
 
@@ -197,7 +197,7 @@ def round_value(
 ) -> tuple[float, float]:
     """Exact expected round results ``(first, second)``: ``agent_first`` rolls first, ``agent_second`` second.
 
-    Agents may be objects or names for :func:`agents.registry.make_agent`.
+    Agents may be objects or names for :func:`zanzibar_env.agents.registry.make_agent`.
     """
     ds = _setup(ruleset)
     first = agent_policy(make_agent(agent_first), ds)[0]
@@ -276,7 +276,7 @@ def exploitability(agent: Any, ruleset: str | Ruleset = "classic") -> dict[str, 
     return out
 
 
-# Game-level evaluation (2 players, win probabilities): implemented in agents.game_eval.
-from .game_eval import game_exploitability, game_win_probability  # noqa: E402
+# Game-level evaluation (2 players, win probabilities): implemented in zanzibar_env.agents.game_eval.
+from zanzibar_env.agents.game_eval import game_exploitability, game_win_probability  # noqa: E402
 
 __all__ = ["best_response", "exploitability", "game_exploitability", "game_win_probability", "round_value"]

@@ -1,17 +1,17 @@
 """Exact evaluation of 2-player games: win probabilities of any agents, best responses, exploitability.
 
-Values are probabilities of winning the game (a shared win counts one half; see :mod:`agents.game_round`),
+Values are probabilities of winning the game (a shared win counts one half; see :mod:`zanzibar_env.agents.game_round`),
 exact over the dice, from given starting stacks, with seat 0 rolling first in the first round unless
 ``first_seat`` says otherwise. The game is the untruncated one (``max_rounds`` is ignored).
 
-How an agent is read (as :mod:`agents.exact` reads it for rounds): every decision of every round of
+How an agent is read (as :mod:`zanzibar_env.agents.exact` reads it for rounds): every decision of every round of
 every stack state the game can reach is enumerated once (the first roller's roll and dice; the second
 roller's roll, dice, roll limit and the first roller's hand rank), turned into one
 :class:`~zanzibar_env.core.observation.ViewBatch` with the true stacks, and given to the agent in a
-single call (:func:`agents.exact.action_probabilities`: ``action_probs_batch``, ``act_batch``, or ``act``
+single call (:func:`zanzibar_env.agents.exact.action_probabilities`: ``action_probs_batch``, ``act_batch``, or ``act``
 per view). So any agent that is a function of its observation can be evaluated, a neural one included.
 The pair of policies then defines a Markov chain over (stacks, seat rolling first), solved by one linear
-solve; a best response is found by strategy iteration against the fixed agent (:mod:`agents.game_solver`).
+solve; a best response is found by strategy iteration against the fixed agent (:mod:`zanzibar_env.agents.game_solver`).
 
 Exploitability of an agent in seat ``i``: the win probability a best response in the other seat reaches
 against it, minus that seat's win probability when both play the game-optimal policy (``optimal_game``);
@@ -29,8 +29,8 @@ from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
-from .game_round import GameSpec, Pairs
-from .game_solver import (
+from zanzibar_env.agents.game_round import GameSpec, Pairs
+from zanzibar_env.agents.game_solver import (
     GameSystem,
     OptimalGameAgent,
     SolvedGame,
@@ -39,8 +39,8 @@ from .game_solver import (
     make_system,
     solved_game,
 )
-from .registry import make_agent
-from .solver_turn import NUM_MULTISETS
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS
 
 _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
 _STOP_ROW = np.eye(8)[7]
@@ -93,7 +93,9 @@ def decision_batch(spec: GameSpec, pairs: Pairs, rows: tuple[np.ndarray, ...]) -
 def agent_tables(agent: Any, system: GameSystem) -> tuple[np.ndarray, np.ndarray]:
     """The agent's action probabilities as the first roller ``[S, max_rolls - 1, 56, 8]`` and as the second
     ``[S, R, num_limits, max_rolls - 1, 56, 8]`` (stop where there is no decision), from one batched query."""
-    from .exact import action_probabilities  # agents.exact re-exports this module's functions
+    from zanzibar_env.agents.exact import (
+        action_probabilities,
+    )  # zanzibar_env.agents.exact re-exports this module's functions
 
     spec, pairs = system.spec, system.pairs
     rows = decision_rows(spec, pairs)
@@ -124,7 +126,7 @@ def _seat0_value(system: GameSystem, u: np.ndarray, stacks: tuple[int, int], fir
 
 def _evaluate(system: GameSystem, tables: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """State values (class = seat rolling first) when seat ``i`` plays ``tables[i]``."""
-    from .game_round import solve_rounds
+    from zanzibar_env.agents.game_round import solve_rounds
 
     spec, s, r = system.spec, len(system.pairs), system.spec.num_ranks
     sols = [solve_rounds(spec, np.zeros((s, r, r)), tables[f][0], tables[1 - f][1]) for f in (0, 1)]

@@ -1,17 +1,17 @@
 """How much can game play gain against round-optimal players? The exact answer for 3 players (a study).
 
-:mod:`agents.game_solver3` solves the 3-player game when every player plays for the game. This module
+:mod:`zanzibar_env.agents.game_solver3` solves the 3-player game when every player plays for the game. This module
 asks the question of issue 12's multi-player target instead: two seats play ``optimal`` (round play,
-:mod:`agents.optimal`, which ignores the stacks) and one seat, the responder, maximises its own
+:mod:`zanzibar_env.agents.optimal`, which ignores the stacks) and one seat, the responder, maximises its own
 probability of winning the game against them. Its win probability, beside that of ``optimal`` in the
 same seat, is the most any player (a trained model included) can gain there by playing for the game.
 
 Method: value iteration over (stack state, the responder's position in the order of play); each round
-is solved backwards over the three turns as in :mod:`agents.game_solver3`, with the two ``optimal``
-seats playing their tabled actions (read from :func:`agents.optimal.solved_tables` at their public
+is solved backwards over the three turns as in :mod:`zanzibar_env.agents.game_solver3`, with the two ``optimal``
+seats playing their tabled actions (read from :func:`zanzibar_env.agents.optimal.solved_tables` at their public
 state: the lowest earlier rank, how many hold it, the highest's payment class, the roll limit) and the
-responder maximising its component (indifferences as in :mod:`agents.solver_turn`). With ``respond=False``
-the responder's seat also plays ``optimal``: the reference. The same rules as :mod:`agents.game_solver3`
+responder maximising its component (indifferences as in :mod:`zanzibar_env.agents.solver_turn`). With ``respond=False``
+the responder's seat also plays ``optimal``: the reference. The same rules as :mod:`zanzibar_env.agents.game_solver3`
 (chips paid by the highest hand, roll-off ties, the first roller's limit); a shared win counts 1/k.
 """
 
@@ -23,10 +23,10 @@ import numpy as np
 
 from zanzibar_env.core.rules import Ruleset
 
-from .game_solver3 import TOL, Game3, _turn, make_game3
-from .optimal import solved_tables
-from .solver import RoundSpec
-from .solver_turn import NUM_MULTISETS, STOP
+from zanzibar_env.agents.game_solver3 import TOL, Game3, _turn, make_game3
+from zanzibar_env.agents.optimal import solved_tables
+from zanzibar_env.agents.solver import RoundSpec
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, STOP
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Response3:
 
 
 def _optimal_actions(ruleset: Ruleset) -> list[np.ndarray]:
-    """``optimal``'s actions per position, rows as :func:`agents.game_solver3.sweep` orders them:
+    """``optimal``'s actions per position, rows as :func:`zanzibar_env.agents.game_solver3.sweep` orders them:
     ``[1, rmax - 1, 56]`` (first), ``[R * rmax, ...]`` by (first's rank, limit) (second),
     ``[R * R * rmax, ...]`` by (first's rank, second's rank, limit) (third); ``STOP`` where unreachable."""
     spec = RoundSpec.of(ruleset, 3)

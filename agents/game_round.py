@@ -1,4 +1,5 @@
-"""The rounds of a 2-player game, solved as one batch over stack states (used by :mod:`agents.game_solver`).
+"""The rounds of a 2-player game, solved as one batch over stack states (used by
+:mod:`zanzibar_env.agents.game_solver`).
 
 A *game state* is the pair of stacks at the start of a round, first roller first: ``(x, y)`` = chips
 (or lives) of the player rolling first (``A``) and of the other (``B``). Its *value* ``U`` is the
@@ -19,7 +20,7 @@ state (or the game's end) exactly as the engine settles it (``RoundState._settle
   more lives at the round's start wins, equal lives share the win.
 
 Given values ``U`` of the next states, each state's round is a 2-stage game solved by backward induction
-over rolls (:func:`agents.solver_turn.backward`): ``B`` for every ``(rA, roll limit)``, then ``A``.
+over rolls (:func:`zanzibar_env.agents.solver_turn.backward`): ``B`` for every ``(rA, roll limit)``, then ``A``.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from zanzibar_env.core.rules import Ruleset
 
-from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
 
 Event = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (c, k, pair, swap), see Terms
 #: Option values this solver models (a ruleset with any other value raises ValueError).

@@ -2,11 +2,11 @@
 
 Objective
 ---------
-A state is the pair of stacks at the start of a round, the first roller's first (:mod:`agents.game_round`).
+A state is the pair of stacks at the start of a round, the first roller's first (:mod:`zanzibar_env.agents.game_round`).
 Its value ``U(x, y)`` is the probability that the first roller wins the game (a shared win counts one
 half, so the game is zero-sum). Each round is solved with the next states' values as payoffs, the first
 roller maximising ``U``, the other minimising it, by backward induction over rolls (a subgame-perfect
-equilibrium of the whole game). Ties between actions are broken as in :mod:`agents.solver_turn` (within
+equilibrium of the whole game). Ties between actions are broken as in :mod:`zanzibar_env.agents.solver_turn` (within
 ``TIE_EPS``: stop first, then the lowest mask), so the policy is a function of the view. Rounds can
 return to earlier stacks (chips flow back and forth), so the values are a fixed point, found by
 strategy iteration: solve every round greedily for the current values, evaluate that pair of policies
@@ -36,10 +36,10 @@ from zanzibar_env.core.hands import MULTISET_INDEX
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .base import BaseAgent
-from .game_round import GameSpec, Pairs, RoundSolution, Terms, round_terms, solve_rounds
-from .optimal import PLAY_OPTIONS, default_cache_dir
-from .solver_turn import legal_mask, transitions
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.game_round import GameSpec, Pairs, RoundSolution, Terms, round_terms, solve_rounds
+from zanzibar_env.agents.optimal import PLAY_OPTIONS, default_cache_dir
+from zanzibar_env.agents.solver_turn import legal_mask, transitions
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 GAME_SOLVER_VERSION = 1
@@ -284,7 +284,7 @@ class OptimalGameAgent(BaseAgent):
 
     Args:
         seed: ignored (the policy is deterministic); accepted for the registry.
-        cache_dir: where solved tables are cached (default :func:`agents.optimal.default_cache_dir`).
+        cache_dir: where solved tables are cached (default :func:`zanzibar_env.agents.optimal.default_cache_dir`).
         use_disk: read and write the disk cache (``False``: solve in memory only).
     """
 

@@ -5,7 +5,7 @@ chips in the same round, is split equally), assuming the others do the same: a s
 equilibrium found by value iteration over the stack states ``(x, y, z)`` (first, second, third roller;
 the total is conserved), each round solved by backward induction over the three turns and their rolls
 with the next states' win-probability vectors as payoffs. Indifferences are broken as in
-:mod:`agents.solver_turn`: an action within ``TIE_EPS`` of the best, stop first, then the lowest mask;
+:mod:`zanzibar_env.agents.solver_turn`: an action within ``TIE_EPS`` of the best, stop first, then the lowest mask;
 the chosen action fixes the other players' values too. A round ends as the engine settles it: the lowest
 hand receives ``min(payment of the highest hand's category, payer's chips)`` from each other player; a
 tie for lowest is a roll-off (each tied player loses with equal probability); the highest hand (the
@@ -26,7 +26,7 @@ import numpy as np
 from zanzibar_env.core.hands import FACES, MULTISET_INDEX, MULTISETS
 from zanzibar_env.core.rules import Ruleset
 
-from .solver_turn import NUM_MULTISETS, choose, legal_mask, transitions
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, choose, legal_mask, transitions
 
 TOL = 1e-12
 

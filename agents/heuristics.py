@@ -24,7 +24,7 @@ from zanzibar_env.core.kernel import legal_mask, transition_probs
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
-from .base import BaseAgent
+from zanzibar_env.agents.base import BaseAgent
 
 _N = len(MULTISETS)  # 56 multisets of three sorted dice
 _TIE_TOL = 1e-12

@@ -1,6 +1,6 @@
 """The exactly round-optimal player: acts by looking up tables solved once per ruleset and table size.
 
-Objective (see :mod:`agents.solver`): each player, in turn, maximises its own expected result for the
+Objective (see :mod:`zanzibar_env.agents.solver`): each player, in turn, maximises its own expected result for the
 round (chips given away minus chips received, positive = good; in lives rulesets minus lives lost),
 assuming every later player does the same (a subgame-perfect equilibrium), with exact dice
 probabilities. Stack caps are ignored. Ties go to stopping, then to the lowest hold mask. Under
@@ -10,7 +10,7 @@ in batches), the rank of the best throw so far this turn, and raises ``ValueErro
 Tables are solved lazily on first use for each (ruleset options, number of active players), kept in
 memory for the process and cached on disk in ``$ZANZIBAR_CACHE_DIR`` (default ``~/.cache/zanzibar_env``)
 as ``optimal-<hash>.npz``, the hash covering the options that change play, the table size and
-:data:`agents.solver.SOLVER_VERSION`. Each file carries its format and solver version, its hash and a
+:data:`zanzibar_env.agents.solver.SOLVER_VERSION`. Each file carries its format and solver version, its hash and a
 SHA-256 checksum of its arrays; a file that does not match is solved again and rewritten. Cache files
 are read with ``allow_pickle=False``: a planted pickle is refused, never run.
 """
@@ -32,9 +32,17 @@ from zanzibar_env.core.hands import MULTISET_INDEX
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
-from .base import BaseAgent
-from .solver_turn import NUM_MULTISETS
-from .solver import SOLVER_VERSION, Level, RoundSpec, action_values, load_levels, save_levels, solve
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS
+from zanzibar_env.agents.solver import (
+    SOLVER_VERSION,
+    Level,
+    RoundSpec,
+    action_values,
+    load_levels,
+    save_levels,
+    solve,
+)
 
 #: Ruleset options that change optimal play (name, description, stacks and round caps do not).
 PLAY_OPTIONS = (
@@ -150,7 +158,7 @@ def solved_tables(ruleset: Ruleset, n: int, cache_dir: Path | None = None, use_d
 
 
 def batch_states(spec: RoundSpec, b: ViewBatch) -> tuple[np.ndarray, np.ndarray]:
-    """``(q, key)`` per row: the acting position and its public state (see :mod:`agents.solver`)."""
+    """``(q, key)`` per row: the acting position and its public state (see :mod:`zanzibar_env.agents.solver`)."""
     n_act = _active_counts(b)
     q = n_act - 1 - b.players_after
     lo = np.where(b.lowest_rank < 0, spec.num_ranks, b.lowest_rank)

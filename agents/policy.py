@@ -6,8 +6,8 @@ same observations as the env (``float32[B, 33]``, :func:`zanzibar_env.core.obser
 pass ``encoder=`` for another encoding) and answers for the whole batch at once::
 
     import torch
-    from agents.policy import PolicyAgent
-    from agents.exact import exploitability
+    from zanzibar_env.agents.policy import PolicyAgent
+    from zanzibar_env.agents.exact import exploitability
 
     net = torch.nn.Sequential(torch.nn.Linear(33, 64), torch.nn.Tanh(), torch.nn.Linear(64, 8))
     agent = PolicyAgent(net, output="logits")                 # greedy over the legal actions
@@ -24,7 +24,7 @@ pass ``encoder=`` for another encoding) and answers for the whole batch at once:
 * ``"probs"``: ``float[B, 8]`` probabilities; illegal actions are masked out, then the most likely is
   taken, or with ``sample=True`` one is drawn from the rest renormalised.
 
-Exact evaluation (:mod:`agents.exact`) reads :meth:`PolicyAgent.action_probs_batch`, so a sampling
+Exact evaluation (:mod:`zanzibar_env.agents.exact`) reads :meth:`PolicyAgent.action_probs_batch`, so a sampling
 policy is evaluated exactly, not by simulation.
 
 A ``torch.nn.Module`` is called on a tensor under ``torch.no_grad()``; a tensor it returns is read
@@ -43,7 +43,7 @@ from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.observation import ViewBatch, encode_batch
 from zanzibar_env.extras import requires_extra
 
-from .base import BaseAgent
+from zanzibar_env.agents.base import BaseAgent
 
 OUTPUTS = ("actions", "logits", "probs")
 

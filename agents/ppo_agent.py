@@ -1,7 +1,7 @@
 """Agents over Stable-Baselines3 models: a saved zip (``ppo:PATH`` in the registry) or a live model.
 
 This is the project's one SB3 model loader and agent. :func:`load_model` reads a ``model.zip`` with
-:func:`agents.sb3_model.load_sb3`, which never unpickles (a file that would need it is refused), and
+:func:`zanzibar_env.agents.sb3_model.load_sb3`, which never unpickles (a file that would need it is refused), and
 checks it fits Zanzibar: the observation of :mod:`zanzibar_env.core.observation` (``float32[33]``) and
 8 discrete actions (hold masks). Supported algorithms: ``MaskablePPO``, ``PPO``, ``A2C``, ``DQN``.
 
@@ -23,8 +23,8 @@ from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset
 
-from .base import BaseAgent
-from .sb3_model import load_sb3
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.sb3_model import load_sb3
 
 
 def action_mask(ruleset: Ruleset) -> np.ndarray:
@@ -52,7 +52,7 @@ def load_model(path: str | Path, *, trusted: bool = False) -> Any:
 
 
 def is_maskable(model: Any) -> bool:
-    """Whether ``model`` (a :class:`~agents.sb3_model.LoadedModel` or a live SB3 model) takes masks."""
+    """Whether ``model`` (a :class:`~zanzibar_env.agents.sb3_model.LoadedModel` or a live SB3 model) takes masks."""
     if hasattr(model, "maskable"):
         return bool(model.maskable)
     return type(getattr(model, "policy", None)).__name__ == "MaskableActorCriticPolicy"
@@ -91,7 +91,7 @@ class ModelAgent(BaseAgent):
 
     def policy_probs_batch(self, batch: ViewBatch) -> np.ndarray:
         """``float64[B, 8]``: the policy's own action probabilities on every row, illegal masks at 0 (a
-        diagnostic: the agent plays the most likely action, see ``train.exact_eval --mistakes``)."""
+        diagnostic: the agent plays the most likely action, see ``zanzibar_env.train.exact_eval --mistakes``)."""
         import torch as th  # (only a live or loaded SB3 policy gets here)
 
         model, legal = self._model(), action_mask(batch.ruleset)

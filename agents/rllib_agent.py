@@ -1,6 +1,6 @@
 """A policy learned with RLlib, played from its exported weights: ``rllib:PATH`` in the registry.
 
-``python -m train.rllib_train`` (in the RLlib venv, see :mod:`train.rllib_train`) ends by exporting the
+``python -m train.rllib_train`` (in the RLlib venv, see :mod:`zanzibar_env.train.rllib_train`) ends by exporting the
 shared policy's actor network as plain arrays: ``policy.npz`` (``W0, b0, W1, b1, ...``: the actor
 encoder's layers then the logits head) and ``policy.json`` (the activation, the observation type, the
 ruleset and the layer count). This agent reads those two files with numpy alone, so tournaments and
@@ -28,7 +28,7 @@ from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.onehot import onehot, ruleset_dims
 from zanzibar_env.core.rules import Ruleset
 
-from .base import BaseAgent
+from zanzibar_env.agents.base import BaseAgent
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,

@@ -43,11 +43,13 @@ KNOWN_CLASSES = frozenset(
     {
         *(f"torch.nn.modules.activation.{a}" for a in ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU")),
         "stable_baselines3.common.torch_layers.FlattenExtractor",
-        "train.features.ZanzibarFeatures",
+        "zanzibar_env.train.features.ZanzibarFeatures",
         "torch.optim.adam.Adam",
         "torch.optim.rmsprop.RMSprop",
     }
 )
+#: Old class paths still found in saved models -> where the class lives now.
+CLASS_ALIASES = {"train.features.ZanzibarFeatures": "zanzibar_env.train.features.ZanzibarFeatures"}
 _CLASS_KEYS = ("activation_fn", "features_extractor_class", "optimizer_class")
 _PLAIN_KEYS = (
     "net_arch",
@@ -260,9 +262,10 @@ def _policy_kwargs(entry: Any, p: Path) -> dict[str, Any]:
 
 def _known_class(text: Any, p: Path) -> Any:
     m = _CLASS_RE.fullmatch(str(text))
-    if m is None or m.group(1) not in KNOWN_CLASSES:
+    path = None if m is None else CLASS_ALIASES.get(m.group(1), m.group(1))
+    if path is None or path not in KNOWN_CLASSES:
         raise ValueError(f"unknown class {str(text)[:80]!r} in policy_kwargs")
-    module, _, name = m.group(1).rpartition(".")
+    module, _, name = path.rpartition(".")
     return getattr(importlib.import_module(module), name)
 
 

@@ -7,7 +7,7 @@ does the same, with exact dice probabilities. The result of a player is "chips g
 received" in chip rulesets (positive = good; the loser *receives* chips, which is bad) and "minus
 lives lost" in lives rulesets. Stack caps (a payer holding fewer chips than it owes) are ignored. Ties
 between actions are broken deterministically (stop first, then the lowest mask; see
-:data:`agents.solver_turn.TIE_EPS`), so the policy is a function of the view.
+:data:`zanzibar_env.agents.solver_turn.TIE_EPS`), so the policy is a function of the view.
 
 Method
 ------
@@ -18,11 +18,11 @@ so far (``highest_hand`` payments: its category; ``lives_by_highest_hand``: its 
 the same lives; ``no_top`` = none yet) or the sum of earlier own-hand payments (``own_hand``; 0 for
 ``one_life``), and the roll limit ``L``. ``penalty`` rounds are solved as lives rounds where nobody is
 out; under ``final_hand: best`` each turn is solved over (dice, best rank so far) by
-:mod:`agents.solver_best`. For each position the reachable states are enumerated forward; then,
+:mod:`zanzibar_env.agents.solver_best`. For each position the reachable states are enumerated forward; then,
 backward from the settlement, three value tables summarise the round's future for any *earlier*
 ("tracked") player: ``wlow[s]`` if it is among the lowest, else ``wa[s] + wb[s] * own_payment``.
 Player ``q``'s value of ending its turn with hand ``m`` is read from the tables of ``q + 1`` at the
-successor state; its turn is solved by backward induction over rolls (:mod:`agents.solver_turn`),
+successor state; its turn is solved by backward induction over rolls (:mod:`zanzibar_env.agents.solver_turn`),
 vectorised over states; the distribution of its final hand then gives the tables of ``q``.
 """
 
@@ -35,8 +35,22 @@ import numpy as np
 
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
-from .solver_best import backward_best, best_of, forward_best, representatives, turn_value_best
-from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, legal_mask, transitions, turn_value
+from zanzibar_env.agents.solver_best import (
+    backward_best,
+    best_of,
+    forward_best,
+    representatives,
+    turn_value_best,
+)
+from zanzibar_env.agents.solver_turn import (
+    NUM_MULTISETS,
+    TurnProblem,
+    backward,
+    forward,
+    legal_mask,
+    transitions,
+    turn_value,
+)
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 SOLVER_VERSION = 2
@@ -305,7 +319,7 @@ def solve_turns(
     spec: RoundSpec, tp: TurnProblem, probs: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(value, policy, dist)`` of the turns ``tp``: solved, or evaluated under ``probs`` (see
-    :func:`agents.solver_turn.backward`). Under ``final_hand: best`` the policy has an axis for the best
+    :func:`zanzibar_env.agents.solver_turn.backward`). Under ``final_hand: best`` the policy has an axis for the best
     rank so far: ``[S, max_rolls - 1, num_ranks, 56]`` instead of ``[S, max_rolls - 1, 56]``."""
     if spec.best:
         us, policy = backward_best(tp, spec.rank_of_m, probs)

@@ -8,7 +8,7 @@ at a new throw ``m'`` after best ``b`` is simply the cell ``[b, m']``. Holds act
 Ending the turn with best rank ``b`` is worth ``stop[s, r, rep[b]]``, where ``rep[b]`` is one multiset of
 rank ``b``: equal rank means equal hand and category, so the value of a hand depends on its rank
 alone. The final-hand distribution is reported on those representatives, so the rest of the solver
-(:mod:`agents.solver`) reads it exactly as under ``final_hand: last``.
+(:mod:`zanzibar_env.agents.solver`) reads it exactly as under ``final_hand: last``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from zanzibar_env.core.engine import NUM_ACTIONS, STOP
 
-from .solver_turn import NUM_MULTISETS, TurnProblem, choose, legal_mask, transitions
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, TurnProblem, choose, legal_mask, transitions
 
 _CHUNK = 4096  # (state, best) rows per block when computing action values (bounds memory)
 
@@ -36,7 +36,7 @@ def representatives(ranks: np.ndarray) -> np.ndarray:
 def backward_best(
     tp: TurnProblem, ranks: np.ndarray, probs: np.ndarray | None = None
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """As :func:`agents.solver_turn.backward`, over states ``(b, m)``.
+    """As :func:`zanzibar_env.agents.solver_turn.backward`, over states ``(b, m)``.
 
     Args:
         tp: the turns (``stop`` indexed by multiset; only the representatives are read).

@@ -5,8 +5,8 @@ At a table whose other seats are known bots that do not read stacks, one seat's 
 decision process over the stack states (every seat's stack, who rolls first). This module
 
 1. gives each round's outcome law at each starting seat, with `optimal` in the seat
-   (:func:`agents.table_round.round_law`) or with the seat playing its best turns for any value of the
-   outcome classes (:func:`agents.table_round.outcome_law`);
+   (:func:`zanzibar_env.agents.table_round.round_law`) or with the seat playing its best turns for any value of the
+   outcome classes (:func:`zanzibar_env.agents.table_round.outcome_law`);
 2. evaluates a policy of the seat on the whole game exactly: every seat's win probability from every
    stack state (:meth:`TableGame.evaluate`; a shared win counts ``1/k``);
 3. improves it by value iteration over a *family* of round policies: `optimal` and ``K`` best turn plays,
@@ -39,10 +39,10 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
 
-from .base import BaseAgent
-from .registry import make_agent
-from .solver_turn import TurnProblem, backward
-from .table_round import (
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver_turn import TurnProblem, backward
+from zanzibar_env.agents.table_round import (
     Response,
     check_ruleset,
     num_classes,
@@ -242,7 +242,7 @@ def bellman_gap(solve: FamilySolve, sid: np.ndarray) -> np.ndarray:
 
 def chip_values(ruleset: Ruleset, n: int) -> np.ndarray:
     """``float[classes]``: seat 0's round result in chips by outcome class (chips given away minus
-    received, stack caps ignored, as :mod:`agents.solver` counts it)."""
+    received, stack caps ignored, as :mod:`zanzibar_env.agents.solver` counts it)."""
     chips = chips_of_category(ruleset).astype(float)
     cls = np.arange(num_classes(n))
     loser, cat = cls // (4 * n), (cls // n) % 4
@@ -259,7 +259,7 @@ def chip_response_laws(solve: FamilySolve) -> np.ndarray:
 
 def chip_response_wins(solve: FamilySolve, stacks: list[int] | None = None) -> np.ndarray:
     """``float[n]``: every seat's exact win probability (as :func:`seat_wins`) with seat 0 playing the
-    round best response *for chips* to the bots at every state (:mod:`agents.table_response`'s objective):
+    round best response *for chips* to the bots at every state (:mod:`zanzibar_env.agents.table_response`'s objective):
     what exploiting the bots round by round gives, without playing for the game."""
     g = solve.game
     laws = chip_response_laws(solve)
@@ -281,7 +281,7 @@ class TableGameAgent(BaseAgent):
     Args:
         others: agent names or objects, one per other seat, ``others[0]`` the next seat clockwise; they
             must not read stacks.
-        ruleset: the chip ruleset played (:func:`agents.table_round.check_ruleset`).
+        ruleset: the chip ruleset played (:func:`zanzibar_env.agents.table_round.check_ruleset`).
         total: chips on the table (default: players x the starting stack).
         family: round policies beside `optimal` (0: one step of policy improvement over `optimal`).
         rival: ``None`` to maximise its own win probability, or a seat (1 = next clockwise) whose win

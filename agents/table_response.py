@@ -1,15 +1,15 @@
 """The exact round best response at a table of known bots (any number of players, chip rulesets).
 
-:class:`~agents.optimal.OptimalAgent` plays the subgame-perfect round: it assumes every other seat
+:class:`~zanzibar_env.agents.optimal.OptimalAgent` plays the subgame-perfect round: it assumes every other seat
 plays it too. At a table of known bots that is not the best one can do: ``TableResponse(others)``
 maximises its own expected round result (chips given away minus chips received, stack caps ignored,
-as in :mod:`agents.solver`) against the actual policies of the bots sitting clockwise after it,
+as in :mod:`zanzibar_env.agents.solver`) against the actual policies of the bots sitting clockwise after it,
 ``others[0]`` in the next seat, ``others[1]`` in the one after, and so on.
 
 How it is solved: the round is solved once per position ``p`` of the responder in the order of play
 (``p = 0``: it rolls first); at position ``p`` the bot at position ``(p + 1 + i) % n`` is ``others[i]``,
 and every bot's action probabilities are read on every decision state of its position (one batched
-query per position, as :mod:`agents.exact` does for 2 players), then held fixed while the responder's
+query per position, as :mod:`zanzibar_env.agents.exact` does for 2 players), then held fixed while the responder's
 position is solved. So a bot is read as a function of its view; views carry the ruleset's starting
 stack for every seat and the earlier hands as their lowest rank, its count and a highest rank of the
 right payment class (the solver's public state). Bots that read more than that (stacks, exact
@@ -29,12 +29,12 @@ from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
-from .base import BaseAgent
-from .exact import action_probabilities
-from .optimal import batch_states
-from .registry import make_agent
-from .solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
-from .solver_turn import NUM_MULTISETS
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.exact import action_probabilities
+from zanzibar_env.agents.optimal import batch_states
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver import Level, RoundSpec, enumerate_levels, lookup, seat_values, solve
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS
 
 _DICE = np.array(MULTISETS, np.int64)
 

@@ -1,5 +1,5 @@
 """The law of a round's outcome at a table of known bots, for one seat (chip rulesets paying by the
-highest hand, roll-off ties, up to 4 players): the round layer of :mod:`agents.table_game`.
+highest hand, roll-off ties, up to 4 players): the round layer of :mod:`zanzibar_env.agents.table_game`.
 
 Seats are numbered relative to the seat studied (0), clockwise; ``start`` is the relative seat rolling
 first. A round's *outcome class* is ``(loser, category of the round's highest hand, seat holding it
@@ -24,9 +24,9 @@ from zanzibar_env.core.kernel import NUM_ACTIONS, STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
 
-from .exact import action_probabilities
-from .solver import RoundSpec
-from .solver_turn import NUM_MULTISETS, TurnProblem, backward, forward
+from zanzibar_env.agents.exact import action_probabilities
+from zanzibar_env.agents.solver import RoundSpec
+from zanzibar_env.agents.solver_turn import NUM_MULTISETS, TurnProblem, backward, forward
 
 _DICE = np.array(MULTISETS, np.int64)
 MAX_TABLE = 4  # the round's rank tuples are enumerated: 42**n * max_rolls of them
@@ -75,8 +75,8 @@ def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> n
     """``float[C, max_rolls, R]``: probability that the agent at position ``q`` ends its turn after roll
     ``t`` (index ``t - 1``) with rank ``r``, in each context ``ctx[c] = (lowest, count, highest, limit)``
     (``-1, 0, -1`` before any hand): its action probabilities read on every decision
-    (:func:`agents.exact.action_probabilities`: a deterministic bot's actions, or a stochastic bot's
-    law, e.g. ``random``'s uniform one), then :func:`agents.solver_turn.forward`."""
+    (:func:`zanzibar_env.agents.exact.action_probabilities`: a deterministic bot's actions, or a stochastic bot's
+    law, e.g. ``random``'s uniform one), then :func:`zanzibar_env.agents.solver_turn.forward`."""
     c, rmax = len(ctx), ruleset.max_rolls
     probs = np.zeros((c, max(rmax - 1, 0), NUM_MULTISETS, NUM_ACTIONS))
     probs[..., STOP] = 1.0

@@ -3,11 +3,11 @@
 When a player's turn ends, what is left of a 2-player round is the other player's turn (if it rolls
 second: none) and the roll-off of a tie. Both are chance and the round solver's policy, so the
 player's expected result given its final hand is a number the solver already holds
-(:func:`agents.solver.turn_problem`'s stop values). :func:`turn_end_values` collects them as tables:
+(:func:`zanzibar_env.agents.solver.turn_problem`'s stop values). :func:`turn_end_values` collects them as tables:
 
 - ``first[L - 1, h]``: the first roller ends its turn after ``L`` rolls with a hand of rank ``h``; the
-  second roller plays :class:`~agents.optimal.OptimalAgent`. An exact best response to the first roller
-  (:func:`agents.exact.best_response`, the training exploiter) gives the same values: it sees the first
+  second roller plays :class:`~zanzibar_env.agents.optimal.OptimalAgent`. An exact best response to the first roller
+  (:func:`zanzibar_env.agents.exact.best_response`, the training exploiter) gives the same values: it sees the first
   hand, so its turn is the same one-player problem, and it breaks ties between actions as the solver
   does (``tests/test_expected_reward.py`` checks this in every shipped ruleset).
 - ``second[L - 1, f, h]``: the second roller ends with rank ``h`` against the first roller's rank ``f``
@@ -15,7 +15,7 @@ player's expected result given its final hand is a number the solver already hol
 
 Results are in the solver's units: chips given away minus chips received (positive = good), or minus
 lives lost, the same as the envs' ``"chips"`` reward in a one-round episode. A rank that ends the turn
-at once (an instant Zanzibar) holds that hand's value. ``train.expected_reward`` uses the tables to
+at once (an instant Zanzibar) holds that hand's value. ``zanzibar_env.train.expected_reward`` uses the tables to
 replace a sampled round result by its expectation (same mean, less noise).
 """
 
@@ -28,10 +28,10 @@ import numpy as np
 
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .optimal import solved_tables
-from .solver import RoundSpec, lookup, successor_keys, turn_problem
-from .solver_best import representatives
-from .solver_turn import TurnProblem
+from zanzibar_env.agents.optimal import solved_tables
+from zanzibar_env.agents.solver import RoundSpec, lookup, successor_keys, turn_problem
+from zanzibar_env.agents.solver_best import representatives
+from zanzibar_env.agents.solver_turn import TurnProblem
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 import zanzibar_env as zz
-from agents import RandomAgent
+from zanzibar_env.agents import RandomAgent
 from zanzibar_env import RandomDice
 from zanzibar_env.core.engine import RoundState
 

@@ -9,6 +9,8 @@ ratio of the solve time to the 2-player round solve of the same ruleset measured
 
 from __future__ import annotations
 
+from typing import Any
+
 import argparse
 import os
 import tempfile
@@ -16,9 +18,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from agents import game_solver
-from agents.game_solver import make_system, solved_game, stacks_key
-from agents.solver import RoundSpec, solve
+from zanzibar_env.agents import game_solver
+from zanzibar_env.agents.game_solver import make_system, solved_game, stacks_key
+from zanzibar_env.agents.solver import RoundSpec, solve
 from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
 
@@ -33,12 +35,12 @@ def bench(ruleset: str, stack: int | None, cache: Path) -> dict[str, float]:
     calls = 0
     real = game_solver.solve_rounds
 
-    def counted(*a, **k):  # type: ignore[no-untyped-def]
+    def counted(*a: Any, **k: Any) -> Any:
         nonlocal calls
         calls += 1
         return real(*a, **k)
 
-    game_solver.solve_rounds = counted  # type: ignore[assignment]
+    game_solver.solve_rounds = counted
     tracemalloc.start()
     t0 = time.perf_counter()
     try:

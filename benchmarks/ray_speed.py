@@ -26,8 +26,14 @@ import pickle
 import time
 from typing import Any
 
-from train.ray_tournament import chunk_size, ray_session
-from train.tournament import _play_deal, _init_worker, plan_tournament, play_tournament, summarise
+from zanzibar_env.train.ray_tournament import chunk_size, ray_session
+from zanzibar_env.train.tournament import (
+    _play_deal,
+    _init_worker,
+    plan_tournament,
+    play_tournament,
+    summarise,
+)
 
 
 def _rate(agents: list[str], games: int, **kw: Any) -> tuple[float, list[dict]]:

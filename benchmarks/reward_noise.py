@@ -4,7 +4,8 @@ Plays ``--rounds`` rounds per seat of each ``--agents`` entry against ``optimal`
 env (``skip_no_decision``: rounds without a decision are replayed) and prints, per seat, the mean and
 standard deviation of the sampled round result (the env's ``"chips"`` reward) and of the expected
 result given the player's final hand that ``expected_reward: true`` pays instead
-(:mod:`train.expected_reward`, tables from :func:`agents.turn_end.turn_end_values`), and the mean
+(:mod:`zanzibar_env.train.expected_reward`, tables from
+:func:`zanzibar_env.agents.turn_end.turn_end_values`), and the mean
 difference with its 95% interval (0 when the tables are the expectation). The variance ratio is how
 many times fewer samples the same precision needs.
 
@@ -18,8 +19,8 @@ import argparse
 
 import numpy as np
 
-from agents.registry import make_agent
-from agents.turn_end import turn_end_values
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.turn_end import turn_end_values
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.optimal import _MEMORY, OptimalAgent, solved_tables
-from agents.solver import RoundSpec, seat_values, solve
-from zanzibar_env.core.engine import RoundState
+from zanzibar_env.agents.optimal import _MEMORY, OptimalAgent, solved_tables
+from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
+from zanzibar_env.core.engine import RoundState, View
 from zanzibar_env.core.dice import RandomDice
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import available_rulesets, load_ruleset
@@ -27,7 +27,7 @@ from zanzibar_env.core.rules import available_rulesets, load_ruleset
 def _views(ruleset: str, n: int, count: int, seed: int = 0) -> ViewBatch:
     """``count`` decision views from rounds played by the optimal agent."""
     rules, agent, dice = load_ruleset(ruleset), OptimalAgent(use_disk=False), RandomDice(seed)
-    views = []
+    views: list[View] = []
     while len(views) < count:
         st = RoundState(rules, [rules.starting_stack] * n, 0, dice)
         while st.current_seat is not None:

@@ -1,4 +1,4 @@
-"""Tournament speed: games per second of ``train.tournament`` with 1 and 2 jobs.
+"""Tournament speed: games per second of ``zanzibar_env.train.tournament`` with 1 and 2 jobs.
 
 Reference measured in the same run: the same games played by a bare ``zanzibar_env.play_game`` loop
 (no scheduling, reseeding, statistics or processes), so the ratio shows the tournament's overhead.
@@ -12,8 +12,8 @@ import argparse
 import time
 
 import zanzibar_env as zz
-from agents import make_agent
-from train.tournament import deal_plan, run_tournament
+from zanzibar_env.agents import make_agent
+from zanzibar_env.train.tournament import deal_plan, run_tournament
 
 
 def bare_loop(agents: list[str], players: int, games: int, ruleset: str) -> float:

@@ -1,7 +1,7 @@
 """Training speed: env steps per second of the default PPO setup, beside plain SB3 PPO on CartPole-v1.
 
 Zanzibar runs the default training setup exactly as ``python -m train.ppo`` builds it
-(``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`train.sb3_vec.SB3VecEnv`
+(``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`zanzibar_env.train.sb3_vec.SB3VecEnv`
 against ``optimal`` and the exploiter, MaskablePPO with the one-hot features extractor), once more with
 plain PPO, and once as its SB3 part alone (the same MaskablePPO on the env's first 64 steps replayed at
 almost no cost: the ceiling SB3's own rollout and update loop sets). CartPole-v1 runs SB3's
@@ -38,9 +38,9 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv
 
-from train.opponents import build_opponents
-from train.config import TrainConfig, load_config
-from train.ppo import make_env, make_model, seed_everything
+from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.config import TrainConfig, load_config
+from zanzibar_env.train.ppo import make_env, make_model, seed_everything
 
 
 def _ppo_kwargs(cfg: TrainConfig) -> dict[str, Any]:
@@ -72,7 +72,7 @@ def _time_learn(model: Any, steps: int) -> tuple[float, float]:
 
 
 def zanzibar_speed(cfg: TrainConfig, steps: int, algo: str) -> tuple[float, float]:
-    """Env steps/s of the default training setup: :func:`train.ppo.make_model` on the training env
+    """Env steps/s of the default training setup: :func:`zanzibar_env.train.ppo.make_model` on the training env
     (opponents as configured; exploiters, if any, play ``optimal`` as before their first update)."""
     seed_everything(cfg.seed, cfg.torch_threads)
     run_cfg = dataclasses.replace(cfg, algo=algo, tensorboard=False)
@@ -91,7 +91,7 @@ class _Replay(VecEnv):
     def __init__(self, env: VecEnv, k: int = 64) -> None:
         super().__init__(env.num_envs, env.observation_space, env.action_space)
         rng = np.random.default_rng(0)
-        self._first = env.reset()
+        self._first: np.ndarray = env.reset()  # type: ignore[assignment]
         self._steps: list[tuple[Any, ...]] = []
         for _ in range(k):
             masks = env.env_method("action_masks")
@@ -136,7 +136,7 @@ def sb3_only_speed(cfg: TrainConfig, steps: int) -> tuple[float, float]:
     run_cfg = dataclasses.replace(cfg, algo="maskable_ppo", tensorboard=False)
     opp = build_opponents(run_cfg, run_dir=None)
     env = _Replay(make_env(run_cfg, opp.opponents, opp.groups))
-    return _time_learn(make_model(run_cfg, env, Path(".")), steps)  # type: ignore[arg-type]
+    return _time_learn(make_model(run_cfg, env, Path(".")), steps)
 
 
 def cartpole_speed(cfg: TrainConfig, steps: int) -> tuple[float, float]:
@@ -169,7 +169,7 @@ def profile_parts(cfg: TrainConfig, steps: int) -> dict[str, float]:
     model = make_model(run_cfg, env, Path("."))
     callback = None
     if opp.exploiter is not None:
-        from train.callbacks import ExploiterCallback
+        from zanzibar_env.train.callbacks import ExploiterCallback
 
         callback = ExploiterCallback(run_cfg, opp.exploiter)
     model.learn(cfg.num_envs * cfg.n_steps, progress_bar=False, callback=callback)

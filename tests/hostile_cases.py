@@ -143,7 +143,7 @@ def _die(v: Any) -> bool:
 # ---- model files ----------------------------------------------------------------------------------
 def model_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     """Garbled model zips for ``ppo:PATH``; a valid result must be a Zanzibar-shaped model."""
-    from agents.ppo_agent import load_model
+    from zanzibar_env.agents.ppo_agent import load_model
 
     data = MODEL.read_bytes()
     for k in range(n):
@@ -275,14 +275,14 @@ def record_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
 
 # ---- training configs -----------------------------------------------------------------------------
 def _sane_config(cfg: Any) -> bool:
-    from train.config import FIELDS, _coerce
+    from zanzibar_env.train.config import FIELDS, _coerce
 
     return all(_coerce(k, getattr(cfg, k)) == getattr(cfg, k) for k in FIELDS)
 
 
 def config_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     """Curated bad configs (issue 11) and configs with random keys set to hostile values."""
-    from train.config import FIELDS, load_config
+    from zanzibar_env.train.config import FIELDS, load_config
 
     (tmp / "malformed.yaml").write_text("defaults: ppo_defaults.yaml\nnum_envs: [1, 2\n")
     (tmp / "selfref.yaml").write_text("defaults: selfref.yaml\nnum_envs: 2\n")

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agents.heuristics import GreedyAgent
+from zanzibar_env.agents.heuristics import GreedyAgent
 from zanzibar_env.core.engine import View
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents import EscapeAgent, GreedyAgent, ThresholdAgent, available_agents, make_agent
-from agents.heuristics import throw_quantile, transitions
+from zanzibar_env.agents import EscapeAgent, GreedyAgent, ThresholdAgent, available_agents, make_agent
+from zanzibar_env.agents.heuristics import throw_quantile, transitions
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
 

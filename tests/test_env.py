@@ -186,7 +186,7 @@ def test_errors_before_reset_and_bad_arguments() -> None:
 
 
 def test_opponents_forms_and_truncation() -> None:
-    from agents import RandomAgent
+    from zanzibar_env.agents import RandomAgent
 
     env = ZanzibarEnv(num_players=3, opponents=[RandomAgent(1), "random"], max_rounds=2)
     _, _, steps = _play_out(env, 0)

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents import available_agents, make_agent
-from agents.base import BaseAgent
-from agents.exact import best_response, decision_states, exploitability, round_value
+from zanzibar_env.agents import available_agents, make_agent
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.exact import best_response, decision_states, exploitability, round_value
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch, encode_batch
-from train.exact_eval import main
+from zanzibar_env.train.exact_eval import main
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.exact import agent_policy, best_response, decision_states
-from agents.registry import make_agent
-from agents.solver import lookup, seat_values, solve, successor_keys, turn_problem
-from agents.turn_end import turn_end_values
-from train.config import TrainConfig, load_config
-from train.expected_reward import ExpectedRoundReward
-from train.opponents import build_opponents
-from train.ppo import make_env
+from zanzibar_env.agents.exact import agent_policy, best_response, decision_states
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver import lookup, seat_values, solve, successor_keys, turn_problem
+from zanzibar_env.agents.turn_end import turn_end_values
+from zanzibar_env.train.config import TrainConfig, load_config
+from zanzibar_env.train.expected_reward import ExpectedRoundReward
+from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.ppo import make_env
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
@@ -145,7 +145,7 @@ def test_configs_it_would_not_be_exact_for_are_refused(sets: list[str], names: s
 
 
 def test_a_tiny_run_trains_with_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from train import ppo
+    from zanzibar_env.train import ppo
 
     from .cli_args import set_args
     from .test_train import TINY

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.exact import game_exploitability, game_win_probability
-from agents.game_eval import decision_batch, decision_rows, game_best_response
-from agents.game_round import GameSpec, Pairs
-from agents.registry import make_agent
-from train import evaluate, game_curve, ppo
-from train.config import load_config, read_yaml
-from train.game_learn import exact_decisions, sampled_games
+from zanzibar_env.agents.exact import game_exploitability, game_win_probability
+from zanzibar_env.agents.game_eval import decision_batch, decision_rows, game_best_response
+from zanzibar_env.agents.game_round import GameSpec, Pairs
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.train import evaluate, game_curve, ppo
+from zanzibar_env.train.config import load_config, read_yaml
+from zanzibar_env.train.game_learn import exact_decisions, sampled_games
 from zanzibar_env.core.observation import decode
 from zanzibar_env.core.rules import load_ruleset
 
@@ -258,7 +258,7 @@ def test_strategy_iteration_ends_on_a_rounding_cycle(
     """Two policies flipping by rounding (residual < CYCLE_TOL) end the iteration; a real gap does not."""
     from types import SimpleNamespace
 
-    import agents.game_solver as gs
+    import zanzibar_env.agents.game_solver as gs
 
     values = np.array([0.25, 0.75])
     calls = {"n": 0}

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents.game_response3 import respond3
-from agents.registry import make_agent
-from train import game_probe3
+from zanzibar_env.agents.game_response3 import respond3
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.train import game_probe3
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 

@@ -11,12 +11,12 @@ import pytest
 from pathlib import Path
 
 import zanzibar_env as zz
-from agents import make_agent
-from agents.exact import batch_to_views, game_exploitability, game_win_probability
-from agents.game_eval import decision_batch, decision_rows
-from agents.game_round import GameSpec, Pairs, round_terms
-from agents.game_solver import OptimalGameAgent, solve_game, solved_game
-from agents.solver import RoundSpec, seat_values, solve
+from zanzibar_env.agents import make_agent
+from zanzibar_env.agents.exact import batch_to_views, game_exploitability, game_win_probability
+from zanzibar_env.agents.game_eval import decision_batch, decision_rows
+from zanzibar_env.agents.game_round import GameSpec, Pairs, round_terms
+from zanzibar_env.agents.game_solver import OptimalGameAgent, solve_game, solved_game
+from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
 from zanzibar_env.core.dice import ScriptedDice
 from zanzibar_env.core.game import GameState
 from zanzibar_env.core.hands import MULTISETS
@@ -252,7 +252,7 @@ def test_disk_cache_round_trip(tmp_path) -> None:
     a = OptimalGameAgent(cache_dir=tmp_path).tables(rules, 4, 4)
     files = list(tmp_path.glob("optimal_game-*.npz"))
     assert len(files) == 1
-    from agents import game_solver
+    from zanzibar_env.agents import game_solver
 
     game_solver._MEMORY.clear()
     b = OptimalGameAgent(cache_dir=tmp_path).tables(rules, 4, 4)
@@ -279,7 +279,7 @@ def test_bad_inputs() -> None:
         game_win_probability("no_such_agent", "optimal", "classic", (2, 2))
 
 
-# ---- 3 players (a study: agents.game_solver3) ------------------------------------------------------
+# ---- 3 players (a study: zanzibar_env.agents.game_solver3) ------------------------------------------------------
 
 
 def _three_player_one_round(rules: zz.Ruleset, stacks: tuple[int, int, int]) -> np.ndarray:
@@ -303,7 +303,7 @@ def _three_player_one_round(rules: zz.Ruleset, stacks: tuple[int, int, int]) -> 
 @pytest.mark.parametrize("total", [3, 4])
 def test_three_players_match_enumeration(total: int) -> None:
     """One roll per turn, 1-1-1 and 2-1-1 chips: the 3-player solver equals a direct enumeration."""
-    from agents.game_solver3 import solve_game3
+    from zanzibar_env.agents.game_solver3 import solve_game3
 
     rules = zz.load_ruleset("classic", max_rolls=1)
     game = solve_game3(rules, total)
@@ -312,7 +312,7 @@ def test_three_players_match_enumeration(total: int) -> None:
 
 
 def test_three_players_bad_rules() -> None:
-    from agents.game_solver3 import make_game3
+    from zanzibar_env.agents.game_solver3 import make_game3
 
     with pytest.raises(ValueError, match="3-player"):
         make_game3(zz.load_ruleset("lives"), 6)
@@ -322,7 +322,7 @@ def test_three_players_bad_rules() -> None:
 
 def test_action_win_probabilities_agree_with_policy() -> None:
     """The tables' action is a best action by the recomputed win probabilities, for both rollers."""
-    from agents.game_solver import action_win_probabilities, state_round
+    from zanzibar_env.agents.game_solver import action_win_probabilities, state_round
 
     solved = solved_game(zz.load_ruleset("classic"), (3, 3))
     rng = np.random.default_rng(1)
@@ -337,7 +337,7 @@ def test_action_win_probabilities_agree_with_policy() -> None:
 
 
 def test_exact_eval_game_cli(tmp_path, capsys) -> None:
-    from train.exact_eval import main
+    from zanzibar_env.train.exact_eval import main
 
     out = tmp_path / "fig.json"
     assert (
@@ -353,7 +353,7 @@ def test_exact_eval_game_cli(tmp_path, capsys) -> None:
 def test_optimal_game_is_refused_at_other_tables_before_any_game(tmp_path: Path) -> None:
     import gymnasium as gym
 
-    from train.tournament import main as tournament_main
+    from zanzibar_env.train.tournament import main as tournament_main
 
     with pytest.raises(ValueError, match="plays tables of \\[2\\] players, not 4"):
         gym.make("Zanzibar-v1", num_players=4, opponents="optimal_game")

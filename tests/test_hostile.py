@@ -47,7 +47,7 @@ def test_random_bytes_as_replay_file(tmp_path_factory: pytest.TempPathFactory, d
 @SETTINGS
 @given(st.binary(max_size=400))
 def test_random_bytes_as_ruleset_and_config(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
-    from train.config import load_config
+    from zanzibar_env.train.config import load_config
     from zanzibar_env import load_ruleset
 
     path = tmp_path_factory.mktemp("bytes") / "x.yaml"
@@ -76,7 +76,7 @@ def test_any_value_for_a_ruleset_option(key: str, value: object) -> None:
 @SETTINGS
 @given(st.sampled_from(["num_envs", "learning_rate", "seat", "eval_bots", "exp_name", "net_arch"]), JSONISH)
 def test_any_value_for_a_config_key(key: str, value: object) -> None:
-    from train.config import load_config
+    from zanzibar_env.train.config import load_config
 
     override = f"{key}={json.dumps(value, allow_nan=True)}"
     _check(
@@ -106,7 +106,7 @@ def test_mutated_record_never_replays_as_valid(
 
 def test_every_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ruleset under which no chip moves is refused; anything long is truncated at the hard cap."""
-    from train import tournament
+    from zanzibar_env.train import tournament
     from zanzibar_env import load_ruleset
     from zanzibar_env.core.rules import MAX_GAME_ROUNDS
 
@@ -154,7 +154,7 @@ def test_numpy_seed_in_a_record_and_strict_dice() -> None:
 
 
 def test_tournament_outputs_are_checked_first_and_never_stale(tmp_path: Path) -> None:
-    from train.tournament import main
+    from zanzibar_env.train.tournament import main
 
     base = ["--agents", "random,greedy", "--players", "2", "--games", "2", "--no-progress"]
     existing = tmp_path / "file.txt"

@@ -85,3 +85,139 @@ def test_bots_are_found_through_the_registry_entry_points() -> None:
     assert {"random", "greedy", "threshold", "escape", "optimal"} <= set(zz.available_agents())
     assert "ppo:" in zz.core.registry.available_prefixes()
     assert type(zz.make_agent("greedy")).__name__ == "GreedyAgent"
+
+
+# ---- one installed name, no circles --------------------------------------------------------------
+#: Repository folder -> the name it installs under (pyproject's package-dir).
+_HOMES = {"zanzibar_env": "zanzibar_env", "agents": "zanzibar_env.agents", "train": "zanzibar_env.train"}
+_HOMES |= {"configs": "zanzibar_env.configs", "benchmarks": "benchmarks", "experiments": "experiments"}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the project under the name it is imported by."""
+    mods: dict[str, Path] = {}
+    for folder, name in _HOMES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = [name, *path.relative_to(ROOT / folder).with_suffix("").parts]
+            mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return mods
+
+
+def _import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (inside functions too; not under ``TYPE_CHECKING``)."""
+    import ast
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for mod, path in mods.items():
+        tree = ast.parse(path.read_text(), str(path))
+        skip = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+        pkg = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = pkg.rsplit(".", node.level - 1)[0] if node.level > 1 else pkg
+                    base = f"{up}.{base}" if base else up
+                targets |= {base} | {f"{base}.{a.name}" for a in node.names}
+        graph[mod] = {r for t in targets if (r := resolve(t)) and r != mod}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while (x := stack.pop()) != v:
+                        comp.append(x)
+                    if comp:
+                        out.append(sorted([v, *comp]))
+            elif w not in index:
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                work.append((w, iter(sorted(graph[w]))))
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+    return out
+
+
+def test_no_import_circle_anywhere() -> None:
+    graph = _import_graph(_modules())
+    assert len(graph) > 100
+    assert not _circles(graph)
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_library_never_imports_its_repository_names() -> None:
+    """Code reaches the bots and training as ``zanzibar_env.agents`` / ``zanzibar_env.train`` only."""
+    bad = [
+        f"{mod} imports {target}"
+        for mod, path in _modules().items()
+        for target in _imports(path)
+        if target.split(".")[0] in ("agents", "train")
+    ]
+    assert not bad
+
+
+_ONE_NAME = """
+import os, runpy, sys
+for module, argv in (("train.ppo", ["--help"]), ("train.tournament", ["--help"]), ("agents.solve", ["--help"])):
+    sys.argv = [module, *argv]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except SystemExit as e:
+        assert e.code in (0, None), (module, e.code)
+import zanzibar_env.agents.exact, zanzibar_env.train.evaluate, zanzibar_env.train.tournament  # noqa
+by_file = {}
+for name, mod in list(sys.modules.items()):
+    path = getattr(mod, "__file__", None)
+    if path and name != "__main__" and os.path.abspath(path).startswith(os.getcwd()) and "site-packages" not in path:
+        by_file.setdefault(path, set()).add(id(mod))
+twice = sorted(p for p, ids in by_file.items() if len(ids) > 1)
+assert not twice, twice
+assert sys.modules["train"] is sys.modules["zanzibar_env.train"]
+print(len(by_file))
+"""
+
+
+def test_no_module_is_loaded_under_two_names() -> None:
+    """``python -m train.ppo`` from a checkout and the installed names load each file once."""
+    out = subprocess.run(
+        [sys.executable, "-c", _ONE_NAME], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout.split()[-1]) > 50

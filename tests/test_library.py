@@ -112,24 +112,21 @@ _CLASH = """
 import gymnasium as gym
 import agents, train
 assert agents.MINE and train.MINE  # the user's own modules
-env = gym.make("zanzibar_env:Zanzibar-v1")
+from zanzibar_env.agents.exact import exploitability
+env = gym.make("zanzibar_env:Zanzibar-v1", opponents="greedy")
 env.reset(seed=0)
 env.step(7)
-try:
-    gym.make("zanzibar_env:Zanzibar-v1", opponents="greedy")
-except ValueError as e:
-    print(e)
+print(exploitability("greedy")["average"] > 0)
 """
 
 
-def test_users_agents_and_train_modules_do_not_break_the_env(tmp_path: Path) -> None:
+def test_users_agents_and_train_modules_do_not_clash_with_ours(tmp_path: Path) -> None:
+    """The package installs one top-level name: a user's own ``agents.py`` and ``train.py`` hide nothing."""
     (tmp_path / "agents.py").write_text("MINE = True\n")
     (tmp_path / "train.py").write_text("MINE = True\n")
     out = _py(_CLASH, tmp_path)
     assert out.returncode == 0, out.stderr
-    msg = out.stdout.strip()
-    assert str(tmp_path / "agents.py") in msg and "hides the package 'agents' of zanzibar-env" in msg, msg
-    assert "rename your 'agents' file or folder, or run from another directory" in msg
+    assert out.stdout.strip() == "True"
     cmd = subprocess.run(
         [sys.executable, "-m", "zanzibar_env", "train", "--help"],
         cwd=tmp_path,
@@ -137,8 +134,8 @@ def test_users_agents_and_train_modules_do_not_break_the_env(tmp_path: Path) -> 
         text=True,
         timeout=120,
     )
-    assert cmd.returncode == 1
-    assert str(tmp_path / "train.py") in cmd.stderr and "hides the package 'train'" in cmd.stderr
+    assert cmd.returncode == 0, cmd.stderr
+    assert "--config" in cmd.stdout
 
 
 # ---- bots from outside this repository -----------------------------------------------------------

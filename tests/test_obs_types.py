@@ -37,7 +37,7 @@ def _flat_obs(n: int = 300) -> np.ndarray:
 
 def test_onehot_matches_the_training_extractor() -> None:
     torch = pytest.importorskip("torch")
-    from train.features import ZanzibarFeatures
+    from zanzibar_env.train.features import ZanzibarFeatures
 
     obs = _flat_obs()
     dims = ruleset_dims(load_ruleset("classic"))

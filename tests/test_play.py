@@ -13,7 +13,7 @@ import pexpect
 import pytest
 from rich.console import Console
 
-from agents import available_agents
+from zanzibar_env.agents import available_agents
 from zanzibar_env import load_games
 from zanzibar_env.core.engine import STOP
 from zanzibar_env.ui.play import QUIT, HoldError, main, parse_hold

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 import zanzibar_env as zz
-from agents.base import BaseAgent
-from agents.exact import action_probabilities, decision_states, exploitability
-from agents.policy import PolicyAgent
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.exact import action_probabilities, decision_states, exploitability
+from zanzibar_env.agents.policy import PolicyAgent
 from zanzibar_env.core.observation import encode_batch
 
 
@@ -65,7 +65,7 @@ def test_illegal_choices_are_masked_or_refused() -> None:
 def test_policy_agent_in_a_tournament_and_as_env_opponent() -> None:
     import gymnasium as gym
 
-    from train.tournament import run_tournament
+    from zanzibar_env.train.tournament import run_tournament
 
     agent = PolicyAgent(_net(), output="logits", name="net")
     result = run_tournament([agent, "greedy", "escape"], players=3, games=6, seed=0, progress=False)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zanzibar_env as zz
-from agents import RandomAgent
+from zanzibar_env.agents import RandomAgent
 from benchmarks.engine import check_agreement, reference_key
 from zanzibar_env.core.hands import MULTISETS
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.ray_helpers import KillOnceAgent, local_ray
-from train.tournament import main, run_tournament
+from zanzibar_env.train.tournament import main, run_tournament
 
 ray = pytest.importorskip("ray")
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import zanzibar_env as zz
-from agents import make_agent
+from zanzibar_env.agents import make_agent
 from zanzibar_env.core.dice import RandomDice, ScriptedDice
 from zanzibar_env.ui.render import (
     DIE,

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 import zanzibar_env as zz
-from agents import make_agent
+from zanzibar_env.agents import make_agent
 from zanzibar_env.ui.play import main as play_main
 from zanzibar_env.ui.replay import main, verify
 

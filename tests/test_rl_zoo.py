@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from train.rl_zoo import zoo_args
+from zanzibar_env.train.rl_zoo import zoo_args
 from zanzibar_env.configs import CONFIG_DIR
 
 ZOO = CONFIG_DIR / "rl_zoo"

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 import yaml
 
-from agents import make_agent
-from train.tournament import run_tournament
+from zanzibar_env.agents import make_agent
+from zanzibar_env.train.tournament import run_tournament
 from zanzibar_env.configs import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.rllib_agent import RLlibAgent
-from train.tournament import run_tournament
+from zanzibar_env.agents import make_agent
+from zanzibar_env.agents.rllib_agent import RLlibAgent
+from zanzibar_env.train.tournament import run_tournament
 from zanzibar_env.core.onehot import onehot_size, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 
 
 def export(path: Path, obs_type: str = "onehot", hidden: int = 16, layers: int | None = None) -> Path:
-    """A random 2-layer policy in the format of ``train.rllib_train.export_policy``."""
+    """A random 2-layer policy in the format of ``zanzibar_env.train.rllib_train.export_policy``."""
     size = onehot_size(*ruleset_dims(load_ruleset("classic"))) if obs_type == "onehot" else 33
     rng = np.random.default_rng(0)
     arrays = {"W0": rng.normal(size=(hidden, size)), "b0": rng.normal(size=hidden)}

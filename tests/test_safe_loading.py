@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import load_model
-from agents.registry import make_agent
+from zanzibar_env.agents.ppo_agent import load_model
+from zanzibar_env.agents.registry import make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "models").glob("*.zip"))  # ppo_classic_2p.zip first: the payloads copy it
@@ -62,7 +62,7 @@ def test_crafted_pickle_never_runs_on_any_load_path(evil: tuple[Path, Path, Path
     import gymnasium as gym
 
     import zanzibar_env  # noqa: F401  (registers the env ids)
-    from train import evaluate
+    from zanzibar_env.train import evaluate
     from zanzibar_env.ui import play
 
     evil_class, evil_kwargs, marker = evil
@@ -167,7 +167,7 @@ def test_bad_model_files_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_tampered_or_pickled_solver_cache_is_resolved_again(tmp_path: Path) -> None:
-    from agents import optimal
+    from zanzibar_env.agents import optimal
     from zanzibar_env import load_ruleset
 
     rules = load_ruleset("classic", max_rolls=1)  # tiny tables: solved in milliseconds
@@ -255,7 +255,7 @@ def test_interrupted_training_saves_a_checkpoint_and_resumes(tmp_path: Path) -> 
     steps = load_model(run_dir / "model.zip").num_timesteps
     assert 0 < steps < 400_000
 
-    from train import ppo
+    from zanzibar_env.train import ppo
 
     assert ppo.main(["--resume", str(run_dir), "--set", "features=raw"]) == 2  # would change the model
     assert ppo.main(["--resume", str(run_dir), "--config", "x.yaml"]) == 2
@@ -267,7 +267,7 @@ def test_interrupted_training_saves_a_checkpoint_and_resumes(tmp_path: Path) -> 
 
 
 def test_zip_bomb_guard_refuses_huge_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agents import sb3_model
+    from zanzibar_env.agents import sb3_model
 
     monkeypatch.setattr(sb3_model, "MAX_MEMBER_BYTES", 1000)
     with pytest.raises(ValueError, match="too large"):
@@ -286,7 +286,7 @@ def test_signal_guard_turns_sigterm_into_a_flag() -> None:
     import os
     import signal
 
-    from train.faults import SignalGuard
+    from zanzibar_env.train.faults import SignalGuard
 
     before = signal.getsignal(signal.SIGTERM)
     with SignalGuard() as guard:

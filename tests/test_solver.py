@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents import solve as solve_cli
-from agents.optimal import _MEMORY, OptimalAgent, solved_tables, table_key
-from agents.solver import RoundSpec, lookup, seat_values, solve
-from agents.solver_turn import TIE_EPS, transitions
+from zanzibar_env.agents import solve as solve_cli
+from zanzibar_env.agents.optimal import _MEMORY, OptimalAgent, solved_tables, table_key
+from zanzibar_env.agents.solver import RoundSpec, lookup, seat_values, solve
+from zanzibar_env.agents.solver_turn import TIE_EPS, transitions
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS
 from zanzibar_env.core.observation import ViewBatch

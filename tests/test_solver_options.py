@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents.exact import batch_to_views, decision_states, exploitability
-from agents.optimal import OptimalAgent
-from agents.solver import RoundSpec, seat_values, solve
-from agents.solver_turn import TIE_EPS
+from zanzibar_env.agents.exact import batch_to_views, decision_states, exploitability
+from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
+from zanzibar_env.agents.solver_turn import TIE_EPS
 from zanzibar_env.core.hands import MULTISETS, Hand
 from zanzibar_env.core.observation import ViewBatch
 

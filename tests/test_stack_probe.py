@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from train import stack_probe
+from zanzibar_env.train import stack_probe
 
 
 def test_a_variant_that_never_applies_is_optimal_exactly() -> None:

@@ -1,4 +1,4 @@
-"""Sweeps on Ray Tune: two tiny trials, each a train.ppo run directory, the best config ready to train.
+"""Sweeps on Ray Tune: two tiny trials, each a zanzibar_env.train.ppo run directory, the best config ready to train.
 
 Slow (a local Ray, two short PPO runs with exact evaluation: about 1-2 minutes on 2 cores).
 """
@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from tests.ray_helpers import local_ray
-from train.config import load_config
-from train.sweep import load_sweep, main
+from zanzibar_env.train.config import load_config
+from zanzibar_env.train.sweep import load_sweep, main
 
 ray = pytest.importorskip("ray")
 

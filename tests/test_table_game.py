@@ -1,4 +1,4 @@
-"""Playing for the game at a table of known bots (agents.table_round, agents.table_game)."""
+"""Playing for the game at a table of known bots (zanzibar_env.agents.table_round, zanzibar_env.agents.table_game)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents.optimal import OptimalAgent
-from agents.registry import make_agent
-from agents.table_game import (
+from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.table_game import (
     TableGameAgent,
     bellman_gap,
     chip_response_wins,
@@ -19,9 +19,9 @@ from agents.table_game import (
     seat_wins,
     solve_family,
 )
-from agents.table_response import solve_table
-from agents.table_round import outcome_law, response_law, round_law
-from train import table_game_probe
+from zanzibar_env.agents.table_response import solve_table
+from zanzibar_env.agents.table_round import outcome_law, response_law, round_law
+from zanzibar_env.train import table_game_probe
 from zanzibar_env.core.kernel import chips_of_category
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)

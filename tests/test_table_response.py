@@ -1,4 +1,4 @@
-"""The exact round best response at an n-player table of known bots (agents.table_response)."""
+"""The exact round best response at an n-player table of known bots (zanzibar_env.agents.table_response)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from agents.exact import best_response
-from agents.optimal import OptimalAgent
-from agents.registry import make_agent
-from agents.solver import enumerate_levels
-from agents.table_response import TableResponse, position_views, solve_table
-from train import table_probe
+from zanzibar_env.agents.exact import best_response
+from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.solver import enumerate_levels
+from zanzibar_env.agents.table_response import TableResponse, position_views, solve_table
+from zanzibar_env.train import table_probe
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 

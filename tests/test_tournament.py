@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from train.tournament import deal_plan, main, ratio_ci, run_tournament
+from zanzibar_env.train.tournament import deal_plan, main, ratio_ci, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ["random", "greedy", "threshold", "escape"]

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from train import evaluate as ev
-from train import ppo
-from train.config import load_config, read_yaml
+from zanzibar_env.train import evaluate as ev
+from zanzibar_env.train import ppo
+from zanzibar_env.train.config import load_config, read_yaml
 
 from .cli_args import set_args
 
@@ -119,7 +119,7 @@ def test_bad_key_in_yaml_and_cli_exit_code(tmp_path: Path) -> None:
 def test_train_seconds_leave_out_the_evaluation_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import train.callbacks as cb
+    import zanzibar_env.train.callbacks as cb
 
     real = cb.evaluate_model
 
@@ -224,7 +224,7 @@ def test_evaluate_missing_model_exit_2(tmp_path: Path) -> None:
 
 
 def test_model_agent_matches_registry_ppo_agent() -> None:
-    from agents.registry import make_agent
+    from zanzibar_env.agents.registry import make_agent
     from zanzibar_env import RandomDice, RoundState, load_ruleset
     from zanzibar_env.core.observation import ViewBatch
 

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from train import ppo
-from train.callbacks import WeightAverageCallback
-from train.config import load_config
-from train.faults import SignalGuard
-from train.evaluate import load_model
+from zanzibar_env.train import ppo
+from zanzibar_env.train.callbacks import WeightAverageCallback
+from zanzibar_env.train.config import load_config
+from zanzibar_env.train.faults import SignalGuard
+from zanzibar_env.train.evaluate import load_model
 
 from .cli_args import set_args
 from .test_train import TINY

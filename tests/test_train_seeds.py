@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from train import seeds
-from train.ppo import make_env
-from train.config import load_config, seat_split
-from train.opponents import build_opponents
-from train.repro import kernel_pins
+from zanzibar_env.train import seeds
+from zanzibar_env.train.ppo import make_env
+from zanzibar_env.train.config import load_config, seat_split
+from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.repro import kernel_pins
 
 from .cli_args import set_args
 
@@ -107,7 +107,7 @@ def test_second_seat_split_puts_the_learner_second() -> None:
 
 
 def test_grad_scale_reports_the_clip(capsys: pytest.CaptureFixture[str]) -> None:
-    from train import grad_scale
+    from zanzibar_env.train import grad_scale
 
     base = ["num_envs=16", "n_steps=64", "batch_size=256", "net_arch=[16]", "exploiter_frac=0"]
     big = grad_scale.gradient_norms(load_config(None, [*base, "vf_coef=0.5"]), batches=2)
@@ -120,7 +120,7 @@ def test_grad_scale_reports_the_clip(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_exact_eval_where_second_seat_loses(capsys: pytest.CaptureFixture[str]) -> None:
-    from train.exact_eval import main, second_seat_losses
+    from zanzibar_env.train.exact_eval import main, second_seat_losses
 
     rows = second_seat_losses("greedy", "classic")
     assert all(r["loss"] >= -1e-12 and r["reach"] > 0 for r in rows)
@@ -163,7 +163,7 @@ def test_bad_second_seat_opponents(sets: list[str], words: str) -> None:
 
 
 def test_exact_eval_mistakes_lists_decisions_worse_than_optimal(capsys: pytest.CaptureFixture[str]) -> None:
-    from train.exact_eval import main, mistakes
+    from zanzibar_env.train.exact_eval import main, mistakes
 
     rows = mistakes("greedy", "classic", seats=(0,))
     assert rows and all(r["seat"] == 0 and r["gap"] > 0 and r["reach"] == 1.0 for r in rows)
@@ -179,7 +179,7 @@ def test_exact_eval_mistakes_of_a_model_show_its_probability_of_the_best_action(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tests.test_agents import _save_tiny_model
-    from train.exact_eval import main, mistakes
+    from zanzibar_env.train.exact_eval import main, mistakes
 
     spec = f"ppo:{_save_tiny_model(tmp_path / 'm.zip', True)}"
     rows = mistakes(spec, "classic", seats=(0,))

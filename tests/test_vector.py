@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import chi2_contingency
 
 import zanzibar_env  # noqa: F401  (registers the ids)
-from agents.base import BaseAgent
+from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.core.dice import ScriptedDice
 from zanzibar_env.core.engine import View
 from zanzibar_env.envs.env import ZanzibarEnv
@@ -294,7 +294,7 @@ def test_encode_batch_refuses_values_no_view_holds(field: str, value: int) -> No
 @pytest.mark.parametrize("bot", ["greedy", "threshold", "escape", "optimal"])
 def test_agrees_with_single_env_with_registry_bots(bot: str) -> None:
     """The registry's bots (act_batch on lazy views in the vector env, act on views in the single env)."""
-    from agents import make_agent
+    from zanzibar_env.agents import make_agent
 
     for ruleset in ("classic", "lives"):
         _compare(ruleset, 3, "game", "chips", rows=4, bot=make_agent(bot), seat=1)

@@ -199,8 +199,8 @@ def test_random_agent_without_row_streams_uses_its_own_generator() -> None:
 
 
 def test_a_sampling_policy_agent_draws_per_env() -> None:
-    """``agents.policy.PolicyAgent(sample=True)`` draws through ``batch.row_rng`` too."""
-    from agents.policy import PolicyAgent
+    """``zanzibar_env.agents.policy.PolicyAgent(sample=True)`` draws through ``batch.row_rng`` too."""
+    from zanzibar_env.agents.policy import PolicyAgent
 
     def agent() -> PolicyAgent:
         return PolicyAgent(lambda obs: np.zeros((len(obs), 8)), output="logits", sample=True, seed=0)

@@ -1,6 +1,6 @@
-"""SB3 callbacks used by :mod:`train.ppo`: periodic evaluation (CSV, TensorBoard, best model, checkpoint),
+"""SB3 callbacks used by :mod:`zanzibar_env.train.ppo`: periodic evaluation (CSV, TensorBoard, best model, checkpoint),
 the entropy schedule, exploiter updates and self-play checkpoints (the opponents themselves live in
-:mod:`train.opponents`).
+:mod:`zanzibar_env.train.opponents`).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.core.safe_io import atomic_write_text
 
-from .config import TrainConfig
-from .faults import SignalGuard, save_model
-from .evaluate import evaluate_model
-from .opponents import ExploiterAgent, SelfPlayPool
+from zanzibar_env.train.config import TrainConfig
+from zanzibar_env.train.faults import SignalGuard, save_model
+from zanzibar_env.train.evaluate import evaluate_model
+from zanzibar_env.train.opponents import ExploiterAgent, SelfPlayPool
 
 
 class EvalCallback(BaseCallback):
     """Evaluate every ``cfg.eval_freq`` env steps and at the end of training.
 
     Each evaluation appends a row to ``eval.csv`` (timesteps, training wall time in seconds, then the
-    figures of :func:`train.evaluate.evaluate_model`), logs them to TensorBoard under ``eval/``, saves
+    figures of :func:`zanzibar_env.train.evaluate.evaluate_model`), logs them to TensorBoard under ``eval/``, saves
     ``model.zip`` (a resumable checkpoint) and, when the score improves, ``best_model.zip``. The score
     is minus the mean exploitability when exact figures exist (the game's, with ``eval_game_exact``),
     else the win rate at the training table (``eval_table_games``), else the mean return over the bots.
@@ -70,7 +70,7 @@ class EvalCallback(BaseCallback):
         return True
 
     def _on_training_end(self) -> None:
-        if self.guard.caught:  # interrupted: train.ppo saves the checkpoint and exits at once
+        if self.guard.caught:  # interrupted: zanzibar_env.train.ppo saves the checkpoint and exits at once
             return
         if not self.rows or self.rows[-1]["timesteps"] != self.num_timesteps:
             self._evaluate()
@@ -147,9 +147,9 @@ def read_eval_csv(path: Path) -> list[dict[str, float]]:
         with path.open() as fh:
             rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(fh)]
     except (ValueError, TypeError, csv.Error, UnicodeDecodeError):
-        raise ValueError(f"{path}: not an eval.csv written by train.ppo") from None
+        raise ValueError(f"{path}: not an eval.csv written by zanzibar_env.train.ppo") from None
     if any("timesteps" not in r or "train_seconds" not in r for r in rows):
-        raise ValueError(f"{path}: not an eval.csv written by train.ppo")
+        raise ValueError(f"{path}: not an eval.csv written by zanzibar_env.train.ppo")
     return rows
 
 

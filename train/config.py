@@ -349,7 +349,7 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
 
 
 def _check_game_keys(cfg: TrainConfig) -> None:
-    """The keys of game learning (:mod:`train.game_learn`): exact game figures need a 2-player game."""
+    """The keys of game learning (:mod:`zanzibar_env.train.game_learn`): exact game figures need a 2-player game."""
     if cfg.eval_game_exact and (cfg.num_players != 2 or cfg.env_id != "Zanzibar-v1"):
         raise _bad("eval_game_exact", True, "false unless env_id is Zanzibar-v1 with num_players 2")
     if cfg.eval_table_games and cfg.env_id != "Zanzibar-v1":
@@ -367,7 +367,7 @@ def _check_game_keys(cfg: TrainConfig) -> None:
     if cfg.pretrain == TABLE_TEACHER:
         _check_table_teacher(cfg, one_table)
     elif cfg.pretrain is not None:
-        from agents.registry import make_agent
+        from zanzibar_env.agents.registry import make_agent
         from zanzibar_env.core.bots import check_table_size
 
         _check_agents("pretrain", [cfg.pretrain])
@@ -386,13 +386,14 @@ def table_opponents(cfg: TrainConfig) -> list[str]:
     return list(cfg.opponents)
 
 
-TABLE_TEACHER = "table_game"  # pretrain: agents.table_game.TableGameAgent for the run's table
+TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.table_game.TableGameAgent for the run's table
 STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
 
 
 def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
     """``pretrain: table_game`` solves the game of the learner's seat at the run's one table: full games,
-    2-4 players, a ruleset :mod:`agents.table_round` supports, opponents that are bots not reading stacks."""
+    2-4 players, a ruleset :mod:`zanzibar_env.agents.table_round`
+    supports, opponents that are bots not reading stacks."""
     why = "a bot name, or 'table_game' for full games at one table of bots that do not read stacks"
     if cfg.env_id != "Zanzibar-v1" or not one_table or not 2 <= cfg.num_players <= 4:
         raise _bad(
@@ -404,7 +405,7 @@ def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
     if bad:
         raise _bad("pretrain", cfg.pretrain, f"{why}; these opponents read stacks: {bad}")
     _check_agents("opponents", list(cfg.opponents))
-    from agents.table_round import check_ruleset
+    from zanzibar_env.agents.table_round import check_ruleset
     from zanzibar_env.core.rules import load_ruleset
 
     try:
@@ -454,8 +455,8 @@ def _check_seat_split(cfg: TrainConfig) -> None:
 
 
 def _check_agents(key: str, names: list[str]) -> None:
-    from agents.ppo_agent import load_model
-    from agents.registry import available_agents
+    from zanzibar_env.agents.ppo_agent import load_model
+    from zanzibar_env.agents.registry import available_agents
 
     for name in names:
         if name.startswith("ppo:"):

@@ -4,7 +4,7 @@
 writes JSON. A run directory means its ``model.zip`` (``--best`` for ``best_model.zip``) with the
 run's ``config.yaml`` (ruleset, table size, env); a bare ``model.zip`` uses its sidecar JSON if any,
 else the default config. Exact figures (2 players only): the value per round in each seat against
-the ``optimal`` bot and the exploitability (best-response gain per round) from :mod:`agents.exact`.
+the ``optimal`` bot and the exploitability (best-response gain per round) from :mod:`zanzibar_env.agents.exact`.
 Bot matches: ``--games`` episodes of the config's env against each baseline bot, played in the
 batched vector env with the learner's greedy (deterministic) policy; mean return with a 95% interval.
 The library functions here are also what the training callback uses.
@@ -21,23 +21,30 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.ppo_agent import ModelAgent, load_model, predict
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 
-from .config import TrainConfig, apply, check_config, load_config, read_yaml, table_opponents
-from .sb3_vec import make_sb3_env
+from zanzibar_env.train.config import (
+    TrainConfig,
+    apply,
+    check_config,
+    load_config,
+    read_yaml,
+    table_opponents,
+)
+from zanzibar_env.train.sb3_vec import make_sb3_env
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
-    """Exact 2-player round figures from :func:`agents.exact.exploitability` (chips per round).
+    """Exact 2-player round figures from :func:`zanzibar_env.agents.exact.exploitability` (chips per round).
 
     ``value_first_vs_optimal``/``value_second_vs_optimal``: the agent's expected result rolling first /
     second against the ``optimal`` bot; ``exploit_first``/``exploit_second``: what a best response gains
     over the game value against the agent in that seat; ``exploit_mean``: their average.
     """
-    from agents.exact import exploitability
+    from zanzibar_env.agents.exact import exploitability
 
     ex = exploitability(agent, load_ruleset(ruleset))
     return {
@@ -54,7 +61,7 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
 
     ``games`` episodes are split evenly over up to 100 parallel envs; each env counts only its quota.
     """
-    from agents.registry import make_agent
+    from zanzibar_env.agents.registry import make_agent
 
     n = max(1, min(games, 100))
     quota = np.full(n, games // n) + (np.arange(n) < games % n)
@@ -99,7 +106,7 @@ def evaluate_model(
     if exact and cfg.num_players == 2:
         row.update(exact_figures(ModelAgent(model), cfg.ruleset))
     if cfg.eval_game_exact:
-        from .game_learn import game_figures
+        from zanzibar_env.train.game_learn import game_figures
 
         row.update(game_figures(ModelAgent(model), cfg.ruleset))
     if cfg.eval_table_games:
@@ -111,7 +118,7 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
     """Win rates in a duplicate tournament of the model ("ppo") against its training opponents, clockwise
     as in training: ``table_win`` (the model's), ``table_win_ci95`` (its 95% half-width) and
     ``table_win_<name>`` per opponent (``#`` in repeated names becomes ``_``)."""
-    from .tournament import run_tournament
+    from zanzibar_env.train.tournament import run_tournament
 
     agents: list[Any] = [ModelAgent(model, name="ppo"), *table_opponents(cfg)]
     result = run_tournament(
@@ -159,11 +166,11 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
 def tournament(
     model: Any, cfg: TrainConfig, games: int, seed: int, max_rounds: int | None
 ) -> list[dict[str, Any]]:
-    """A duplicate-format tournament (:func:`train.tournament.run_tournament`) of the model ("ppo") and
+    """A duplicate-format tournament (:func:`zanzibar_env.train.tournament.run_tournament`) of the model ("ppo") and
     the baseline bots at ``cfg``'s table size; one summary dict per agent, best rating first."""
     from dataclasses import asdict
 
-    from .tournament import run_tournament
+    from zanzibar_env.train.tournament import run_tournament
 
     agents: list[Any] = [ModelAgent(model, name="ppo"), *cfg.eval_bots]
     result = run_tournament(
@@ -233,7 +240,9 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
         "units": "chips per round (exact, 2-player classic round)",
         "config": cfg.to_dict(),
     }
-    if "game_exploit_mean" in result:  # full-game models (train.game_learn): win probability from 20-20
+    if (
+        "game_exploit_mean" in result
+    ):  # full-game models (zanzibar_env.train.game_learn): win probability from 20-20
         meta["game_exploitability"] = {k: result[f"game_exploit_{k}"] for k in ("first", "second", "mean")}
         meta["game_units"] = "win probability a best response gains (exact, 2-player game, starting stacks)"
     atomic_write_text(out.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")

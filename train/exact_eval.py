@@ -5,12 +5,12 @@ rolls first), the agent's exact expected round result against the optimal agent 
 the value a best response earns against it, the game value under optimal play and the
 exploitability (best-response value minus the responder seat's game value), per seat and averaged.
 Results are chips given away minus chips received per round (positive = good), or minus lives lost
-in lives rulesets. Definitions: :mod:`agents.exact`.
+in lives rulesets. Definitions: :mod:`zanzibar_env.agents.exact`.
 
 ``python -m train.exact_eval --game --agent optimal [--stacks 20,20]`` prints the same table for the
 whole 2-player game: win probabilities (seat 0 rolls first in the first round) against
 ``optimal_game`` and against itself, a best response's, the game value and the game exploitability
-(:func:`agents.exact.game_exploitability`).
+(:func:`zanzibar_env.agents.exact.game_exploitability`).
 
 ``python -m train.exact_eval --agent ppo:models/ppo_classic_2p.zip --where`` also prints where the agent
 loses rolling second: for each class of the first roller's hand and roll limit, how often optimal first
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.exact import exploitability, game_exploitability
-from agents.registry import make_agent
+from zanzibar_env.agents.exact import exploitability, game_exploitability
+from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.game import play_game
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
@@ -113,8 +113,8 @@ def second_seat_losses(
     (probability under ``first``'s play), ``loss`` (mean value of the optimal second turn minus the
     agent's, in those states) and ``share`` (reach * loss, which sums to the agent's loss against
     ``first``)."""
-    from agents.exact import _setup, agent_policy
-    from agents.solver import solve
+    from zanzibar_env.agents.exact import _setup, agent_policy
+    from zanzibar_env.agents.solver import solve
 
     ds = _setup(ruleset)
     spec, table = ds.spec, load_ruleset(ruleset).table
@@ -149,8 +149,8 @@ def mistakes(
     class and ``limit`` (seat 1), ``action``/``best`` (hold masks, 7 = stop), their values, the ``gap`` and
     ``reach`` (probability of the round state before the turn under optimal first play; 1 in seat 0).
     Sorted by ``gap * reach``, costliest first."""
-    from agents.exact import _setup, agent_policy
-    from agents.solver import action_values, solve
+    from zanzibar_env.agents.exact import _setup, agent_policy
+    from zanzibar_env.agents.solver import action_values, solve
 
     ds = _setup(ruleset)
     spec, table, opt = ds.spec, load_ruleset(ruleset).table, solve(ds.spec)

@@ -29,6 +29,12 @@ class ZanzibarFeatures(BaseFeaturesExtractor):
     :func:`zanzibar_env.core.onehot.onehot` (tested equal).
     """
 
+    _cols: torch.Tensor  # buffers registered in __init__
+    _scale: torch.Tensor
+    _high: torch.Tensor
+    _offsets: torch.Tensor
+    _faces: torch.Tensor
+
     def __init__(self, observation_space: gym.spaces.Box, num_ranks: int = 42, max_rolls: int = 3) -> None:
         self.num_ranks, self.max_rolls = int(num_ranks), int(max_rolls)
         r, m = self.num_ranks, self.max_rolls

@@ -1,7 +1,7 @@
 """The game-exploitability curves of full-game runs, side by side: ``python -m train.game_curve RUN_DIR ...
 [--out docs/game_learning_curve.png] [--label NAME ...]``.
 
-Reads each run's ``eval.csv`` (written with ``eval_game_exact: true``, :mod:`train.game_learn`) and
+Reads each run's ``eval.csv`` (written with ``eval_game_exact: true``, :mod:`zanzibar_env.train.game_learn`) and
 draws the exact game exploitability (win probability a best response gains, mean of the two seats)
 against env steps on a log axis, with the same figure for the ``optimal`` bot (round-optimal play,
 computed here exactly for the runs' ruleset and stacks) as a dashed line; prints every row as a
@@ -22,10 +22,10 @@ import matplotlib.pyplot as plt
 
 from zanzibar_env.core.safe_io import atomic_write_bytes, check_output
 
-from .callbacks import read_eval_csv
-from .config import TrainConfig, apply, read_yaml
-from .game_learn import game_figures
-from .plots import FLOOR
+from zanzibar_env.train.callbacks import read_eval_csv
+from zanzibar_env.train.config import TrainConfig, apply, read_yaml
+from zanzibar_env.train.game_learn import game_figures
+from zanzibar_env.train.plots import FLOOR
 
 
 def load_run(run_dir: Path) -> tuple[TrainConfig, list[dict[str, float]]]:

@@ -2,16 +2,16 @@
 and imitation of a bot before PPO.
 
 - :func:`game_figures`: the exact game exploitability of a policy (2 players, from the ruleset's
-  starting stacks; :func:`agents.exact.game_exploitability`), the columns ``game_*`` that
-  :class:`train.callbacks.EvalCallback` writes to ``eval.csv`` when the config has ``eval_game_exact``.
+  starting stacks; :func:`zanzibar_env.agents.exact.game_exploitability`), the columns ``game_*`` that
+  :class:`zanzibar_env.train.callbacks.EvalCallback` writes to ``eval.csv`` when the config has ``eval_game_exact``.
 - :class:`GameExploiterAgent`: the exact best response *in the game* to the learner's current greedy
-  policy (:func:`agents.game_eval.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
+  policy (:func:`zanzibar_env.agents.game_eval.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
 - :func:`pretrain`: supervised imitation of the config's ``pretrain`` bot before PPO. The policy head is
   fitted to the bot's actions (cross-entropy) on every decision of the 2-player game from the starting
   stacks (each stack state, each roll, dice and earlier hand: enumerated exactly), or at larger tables on
   the decisions of ``pretrain_games`` games of the bot against itself; the value head is fitted to the
   result of those games (the ``win`` reward: +1/k for the k winners, -1 for the others). With
-  ``pretrain: table_game`` the teacher is :class:`agents.table_game.TableGameAgent` solved for the run's
+  ``pretrain: table_game`` the teacher is :class:`zanzibar_env.agents.table_game.TableGameAgent` solved for the run's
   table (its ``opponents``, clockwise after the learner): it plays the learner's seat in
   ``pretrain_games`` games against those opponents (the first roller rotating), and only its decisions
   and results are learned.
@@ -26,19 +26,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import BaseAgent
-from agents.exact import game_exploitability
-from agents.game_eval import decision_batch, decision_rows, game_best_response
-from agents.game_round import GameSpec, Pairs
-from agents.ppo_agent import ModelAgent
-from agents.registry import make_agent
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.exact import game_exploitability
+from zanzibar_env.agents.game_eval import decision_batch, decision_rows, game_best_response
+from zanzibar_env.agents.game_round import GameSpec, Pairs
+from zanzibar_env.agents.ppo_agent import ModelAgent
+from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.game import Policy, play_game
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .config import TABLE_TEACHER, TrainConfig, table_opponents
+from zanzibar_env.train.config import TABLE_TEACHER, TrainConfig, table_opponents
 
 BATCH = 1024  # minibatch of the imitation steps
 LEARNING_RATE = 1e-3  # Adam step size of the imitation (PPO keeps its own optimizer)
@@ -163,7 +163,7 @@ def imitation_data(cfg: TrainConfig) -> ImitationData:
     rules = load_ruleset(cfg.ruleset)
     seed = cfg.seed * 1_000_003 + 7
     if cfg.pretrain == TABLE_TEACHER:
-        from agents.table_game import TableGameAgent
+        from zanzibar_env.agents.table_game import TableGameAgent
 
         names = table_opponents(cfg)
         bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]

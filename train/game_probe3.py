@@ -1,6 +1,6 @@
 """What can game play gain against round-optimal players? Exact figures for 3 players (issue 12).
 
-For each chip total, :func:`agents.game_response3.respond3` solves the game of a responder playing for
+For each chip total, :func:`zanzibar_env.agents.game_response3.respond3` solves the game of a responder playing for
 the game against two ``optimal`` (round-play) seats, and the same seat played by ``optimal``; the table
 prints, at equal stacks, each one's win probability by position in the first round's order of play (0
 rolls first), the gain, and the largest gain over all stack states. Run: ``python -m train.game_probe3
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.game_response3 import respond3
+from zanzibar_env.agents.game_response3 import respond3
 from zanzibar_env.core.rules import load_ruleset
 
 

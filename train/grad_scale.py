@@ -3,7 +3,7 @@
 SB3 clips the norm of the *whole* gradient (policy and value networks together) at ``max_grad_norm``.
 With chip rewards the value loss's gradient can be much larger than the policy loss's, and then the
 clip shrinks the policy's step too, although the two networks share no weights. This collects one
-rollout of the config's training env (``--config``/``--set`` as in ``train.ppo``) with a fresh policy or
+rollout of the config's training env (``--config``/``--set`` as in ``zanzibar_env.train.ppo``) with a fresh policy or
 the weights of ``--model``, and prints, averaged over the rollout's minibatches, the gradient norm of
 the policy term (clipped surrogate + entropy), of the value term (``vf_coef`` * MSE), of their sum, and
 the factor the clip multiplies every step by (``min(1, max_grad_norm / norm)``).
@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from .config import TrainConfig, load_config
-from .opponents import build_opponents
-from .ppo import make_env, make_model, seed_everything
+from zanzibar_env.train.config import TrainConfig, load_config
+from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.ppo import make_env, make_model, seed_everything
 
 
 def _norm(policy: Any, loss: torch.Tensor) -> float:

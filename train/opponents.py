@@ -1,7 +1,8 @@
 """The opponents of a training run: fixed bots, the self-play checkpoint pool and exact exploiters.
 
 :func:`build_opponents` turns a config's ``opponents``, ``self_play`` and ``exploiter_frac`` into what
-:func:`train.sb3_vec.make_sb3_env` takes; the callbacks in :mod:`train.callbacks` keep the pool and
+:func:`zanzibar_env.train.sb3_vec.make_sb3_env` takes; the callbacks in
+:mod:`zanzibar_env.train.callbacks` keep the pool and
 the exploiters up to date while training.
 """
 
@@ -14,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.ppo_agent import ModelAgent, load_model
-from agents.registry import make_agent
+from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.ppo_agent import ModelAgent, load_model
+from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
 
-from .config import TrainConfig
+from zanzibar_env.train.config import TrainConfig
 
 
 class SwitchAgent(BaseAgent):
@@ -72,7 +73,7 @@ class SelfPlayPool:
 class ExploiterAgent(BaseAgent):
     """The exact best response to the learner's greedy policy, in whichever seat it sits (2-player rounds).
 
-    Holds two :class:`agents.exact.BestResponse` objects, one rolling first (against the learner
+    Holds two :class:`zanzibar_env.agents.exact.BestResponse` objects, one rolling first (against the learner
     rolling second) and one rolling second; :meth:`update` recomputes both from a live model. Until
     the first update it plays ``optimal``. Envs playing it put the learner in exactly the states where
     it loses most to a best response, which training against ``optimal`` alone rarely visits.
@@ -85,7 +86,7 @@ class ExploiterAgent(BaseAgent):
         self.second: BaseAgent = self.first
 
     def update(self, model: Any, ruleset: str) -> None:
-        from agents.exact import best_response
+        from zanzibar_env.agents.exact import best_response
 
         learner = ModelAgent(model)
         self.first = best_response(learner, ruleset, seat=0)
@@ -112,9 +113,9 @@ def _take(batch: ViewBatch, rows: np.ndarray) -> ViewBatch:
 
 
 def _exploiter(cfg: TrainConfig) -> Any:
-    """A round exploiter, or in full games (``Zanzibar-v1``) the game one (:mod:`train.game_learn`)."""
+    """A round exploiter, or in full games (``Zanzibar-v1``) the game one (:mod:`zanzibar_env.train.game_learn`)."""
     if cfg.env_id == "Zanzibar-v1":
-        from .game_learn import GameExploiterAgent
+        from zanzibar_env.train.game_learn import GameExploiterAgent
 
         return GameExploiterAgent()
     return ExploiterAgent()
@@ -122,7 +123,7 @@ def _exploiter(cfg: TrainConfig) -> Any:
 
 @dataclass
 class Opponents:
-    """What :func:`train.sb3_vec.make_sb3_env` and the callbacks need to set up a run's opponents."""
+    """What :func:`zanzibar_env.train.sb3_vec.make_sb3_env` and the callbacks need to set up a run's opponents."""
 
     opponents: Any = None  # one spec for every other seat, or one per seat (no groups)
     groups: list[Any] | None = None  # one opponents spec per env group, or None
@@ -141,7 +142,7 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
     per name. With self-play, the envs are split into ``min(8, num_envs)`` groups of a
     :class:`SelfPlayPool` (loaded with the run's existing ``pool/`` checkpoints when resuming). With
     ``exploiter_frac > 0`` (2 players), that fraction of 8 groups plays an :class:`ExploiterAgent`
-    (in ``Zanzibar-v1``: :class:`train.game_learn.GameExploiterAgent`, the best response in the game)
+    (in ``Zanzibar-v1``: :class:`zanzibar_env.train.game_learn.GameExploiterAgent`, the best response in the game)
     and the rest play the opponents above (drawn in turn from the list).
     """
     names = list(cfg.opponents)

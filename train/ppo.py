@@ -4,7 +4,7 @@ Reads like CleanRL, configures like RL Zoo. The config (``train/config.py``; YAM
 default ``configs/ppo_classic_2p.yaml``) picks the env, opponents and hyper-parameters. The learner is
 sb3-contrib ``MaskablePPO`` (``algo: maskable_ppo``, the default: illegal holds are masked out when a
 ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batched vector env through
-:class:`train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
+:class:`zanzibar_env.train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
 - ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/repro.py)
@@ -14,7 +14,7 @@ ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batch
 - ``eval.csv``         one row per evaluation: steps, training seconds, bot matches, exact figures
 - ``learning_curve.png``  the evaluation curve, drawn at the end
 - ``pool/``            self-play checkpoints (self-play configs only)
-- ``pretrain.json``    the imitation figures (configs with ``pretrain: BOT``; :mod:`train.game_learn`)
+- ``pretrain.json``    the imitation figures (configs with ``pretrain: BOT``; :mod:`zanzibar_env.train.game_learn`)
 
 Faults: Ctrl-C (SIGINT) or SIGTERM stops training at the next step, saves ``model.zip`` and exits
 with 130 / 143 and a one-line message; ``--resume RUN_DIR`` continues it. ``--resume`` takes
@@ -25,7 +25,7 @@ config error is reported before anything is written. Model files are written ato
 The same seed and config give the same run, bit for bit (weights and ``eval.csv`` except its
 ``train_seconds`` column): numpy, torch, the envs and the opponents are all seeded from ``seed``, torch
 runs with ``torch_threads`` threads, every schedule (evaluations, exploiter updates) counts env steps,
-never seconds, and importing :mod:`train` pins torch's CPU kernels (:mod:`train.repro`) so that other
+never seconds, and importing :mod:`train` pins torch's CPU kernels (:mod:`zanzibar_env.train.repro`) so that other
 x86-64 machines compute the same floats. ``environment.json`` records what the run depended on. In
 2-player settings the run ends by printing the exact exploitability (best-response gain per round) in
 each seat.
@@ -51,7 +51,7 @@ from zanzibar_env.core.rules import load_ruleset
 
 from zanzibar_env.core.safe_io import atomic_write_text
 
-from .callbacks import (
+from zanzibar_env.train.callbacks import (
     EntropyScheduleCallback,
     EvalCallback,
     ExploiterCallback,
@@ -59,7 +59,7 @@ from .callbacks import (
     WeightAverageCallback,
     read_eval_csv,
 )
-from .config import (
+from zanzibar_env.train.config import (
     TrainConfig,
     apply,
     check_config,
@@ -69,12 +69,12 @@ from .config import (
     save_config,
     seat_split,
 )
-from .faults import SignalGuard, StopOnSignal, save_model
-from .features import ZanzibarFeatures
-from .opponents import build_opponents
-from .plots import plot_eval_csv
-from .repro import environment
-from .sb3_vec import SB3VecEnv, make_sb3_env
+from zanzibar_env.train.faults import SignalGuard, StopOnSignal, save_model
+from zanzibar_env.train.features import ZanzibarFeatures
+from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.plots import plot_eval_csv
+from zanzibar_env.train.repro import environment
+from zanzibar_env.train.sb3_vec import SB3VecEnv, make_sb3_env
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -130,18 +130,19 @@ def make_env(
     second: tuple[Any, list[Any] | None] | None = None,
 ) -> VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``): an
-    :class:`SB3VecEnv`, inside :class:`train.expected_reward.ExpectedRoundReward` under ``expected_reward``.
+    :class:`SB3VecEnv`, inside :class:`zanzibar_env.train.expected_reward.ExpectedRoundReward`
+    under ``expected_reward``.
 
     With ``second_seat_frac > 0`` the envs are split in two parts in one vector env (a seat per env),
     each part playing every opponent group: the first follows ``cfg.seat``, in the second the learner
     always rolls second (seat 1); each part is seeded as its own vector env (``make_sb3_env``). With
-    ``second`` (``(opponents, groups)`` of the second part, see :class:`train.opponents.Opponents`) the
+    ``second`` (``(opponents, groups)`` of the second part, see :class:`zanzibar_env.train.opponents.Opponents`) the
     two parts are two vector envs side by side (vector env ``g`` reset with ``seed + 7919 * g``).
     """
     env = _make_sb3(cfg, opponents, groups, second)
     if not cfg.expected_reward:
         return env
-    from .expected_reward import ExpectedRoundReward
+    from zanzibar_env.train.expected_reward import ExpectedRoundReward
 
     return ExpectedRoundReward.for_ruleset(env, cfg.ruleset)
 
@@ -240,9 +241,9 @@ def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
 
 
 def record_environment(run_dir: Path, resume: bool) -> None:
-    """Write what the run depends on (versions, torch's CPU kernels and threads; :mod:`train.repro`) to
+    """Write what the run depends on (versions, torch's CPU kernels and threads; :mod:`zanzibar_env.train.repro`) to
     ``environment.json``, or for a resumed session to ``environment_resumed.json`` (the latest one)."""
-    from . import KERNELS_PINNED
+    from zanzibar_env.train import KERNELS_PINNED
 
     env = {**environment(), "kernels_pinned_before_torch": KERNELS_PINNED}
     name = "environment_resumed.json" if resume else "environment.json"
@@ -279,9 +280,9 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     ``ValueError`` if ``run_dir`` is not a run, its model does not load, or an override changes a key
     of :data:`RESUME_FIXED`. The config file is rewritten only when everything checks out.
     """
-    from agents.sb3_model import load_sb3
+    from zanzibar_env.agents.sb3_model import load_sb3
 
-    from .config import parse_override
+    from zanzibar_env.train.config import parse_override
 
     if not (run_dir / "config.yaml").is_file() or not (run_dir / "model.zip").is_file():
         raise ValueError(f"--resume {str(run_dir)!r}: expected config.yaml and model.zip in a run directory")
@@ -319,12 +320,12 @@ def train(
     env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(cfg, env, run_dir)
     if resume:
-        from agents.sb3_model import load_sb3
+        from zanzibar_env.agents.sb3_model import load_sb3
 
         model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
         model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
     elif cfg.pretrain is not None:
-        from .game_learn import pretrain
+        from zanzibar_env.train.game_learn import pretrain
 
         figures = pretrain(model, cfg)
         atomic_write_text(

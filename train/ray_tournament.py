@@ -1,7 +1,7 @@
-"""Tournaments on Ray: the deals of :mod:`train.tournament` spread over Ray tasks (``--backend ray``).
+"""Tournaments on Ray: the deals of :mod:`zanzibar_env.train.tournament` spread over Ray tasks (``--backend ray``).
 
 The scheme is the tournament's own: deal ``d`` is a pure function of ``(seed, d)`` (its line-up, dice
-seed and agent seeds come from :func:`train.tournament.deal_plan`, agents are reseeded before every
+seed and agent seeds come from :func:`zanzibar_env.train.tournament.deal_plan`, agents are reseeded before every
 game), so *where* a deal is played changes nothing. This module only decides where: deals are cut into
 chunks of consecutive deals, one Ray task per chunk, and the chunks' results are handed back in deal
 order, so ``games.csv`` and ``results.json`` are those of ``--jobs 1``, bit for bit.
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from zanzibar_env.extras import requires_extra
 
 if TYPE_CHECKING:
-    from train.tournament import _Context
+    from zanzibar_env.train.tournament import _Context
 
 #: times Ray re-runs a task whose worker died (a system failure); agent errors are not retried
 MAX_RETRIES = 3
@@ -75,7 +75,7 @@ def chunk_size(deals: int, cpus: int) -> int:
 
 def _play_chunk(ctx_box: list[Any], key: str, start: int, stop: int) -> list[list[tuple[dict, Any]]]:
     """Play deals ``start..stop-1`` (runs in a Ray worker; ``ctx_box`` holds the context's ref)."""
-    from train import tournament
+    from zanzibar_env.train import tournament
 
     ctx = _WORKER_CTX.get(key)
     if ctx is None:

@@ -1,7 +1,7 @@
 """Reproducible training runs: pin torch's CPU kernels before torch loads, and record what a run ran on.
 
 The same seed gives the same run only if every floating-point operation is done the same way. On one
-machine that holds once the RNGs are seeded and the thread counts fixed (``train.ppo`` does both); across
+machine that holds once the RNGs are seeded and the thread counts fixed (``zanzibar_env.train.ppo`` does both); across
 machines it also needs the same kernels, and torch picks them per CPU when it loads:
 
 * ATen's vectorised CPU kernels (tanh, softmax, sums, Adam's updates) are compiled for several
@@ -21,7 +21,7 @@ Intel or AMD; markedly slower matrix products); ``ZANZIBAR_PIN_CPU=0`` pins noth
 architectures (ARM) nothing is pinned and runs are reproducible only on the same kind of machine.
 
 :func:`environment` is what a run depended on (versions, the kernels torch actually chose, thread
-counts, the pinning variables); ``train.ppo`` saves it as ``environment.json`` in each run directory.
+counts, the pinning variables); ``zanzibar_env.train.ppo`` saves it as ``environment.json`` in each run directory.
 """
 
 from __future__ import annotations

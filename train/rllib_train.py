@@ -4,13 +4,13 @@ Runs in the RLlib venv (``make setup-rllib``; ``.venv-rllib/bin/python -m train.
 pins gymnasium 1.2.2, the project's lock 1.4.0 (``requirements-rllib.lock`` says why). RLlib's new API
 stack: the AEC env ``zanzibar_v1`` (:mod:`zanzibar_env.envs.multiagent`) through RLlib's
 ``PettingZooEnv``, every seat mapped to one shared module (self-play with shared parameters), the
-module :class:`train.rllib_module.MaskedPPOModule` (illegal holds masked in every forward pass).
+module :class:`zanzibar_env.train.rllib_module.MaskedPPOModule` (illegal holds masked in every forward pass).
 ``--address`` joins a Ray cluster (env runners spread over it); without it a local Ray starts.
 
 Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``: ``config.yaml`` (resolved),
 ``train.csv`` (one row per iteration), ``checkpoint/`` (RLlib's, to continue in RLlib), and the shared
 policy exported as plain arrays, ``policy.npz`` + ``policy.json``, checked against the RLlib module on
-sampled observations; ``rllib:RUN_DIR`` plays it anywhere (:mod:`agents.rllib_agent`). In 2-player
+sampled observations; ``rllib:RUN_DIR`` plays it anywhere (:mod:`zanzibar_env.agents.rllib_agent`). In 2-player
 rulesets the run ends with the policy's exact exploitability (``exact.json``).
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from train.config import parse_override
+from zanzibar_env.train.config import parse_override
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
@@ -103,7 +103,7 @@ def algo_config(cfg: RLlibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from train.rllib_module import MaskedPPOModule
+    from zanzibar_env.train.rllib_module import MaskedPPOModule
 
     register_env("zanzibar_v1", lambda _: make_env(cfg))
     model = {"fcnet_hiddens": list(cfg.net_arch), "fcnet_activation": cfg.activation}
@@ -138,11 +138,11 @@ def export_policy(module: Any, cfg: RLlibConfig, run_dir: Path) -> float:
     import torch
     from ray.rllib.core.columns import Columns
 
-    from agents.rllib_agent import RLlibAgent
-    from train.rllib_module import actor_layers
+    from zanzibar_env.agents.rllib_agent import RLlibAgent
+    from zanzibar_env.train.rllib_module import actor_layers
 
     layers = actor_layers(module)
-    arrays = {}
+    arrays: dict[str, Any] = {}
     for i, lin in enumerate(layers):
         arrays[f"W{i}"] = lin.weight.detach().numpy().astype(np.float32)
         arrays[f"b{i}"] = lin.bias.detach().numpy().astype(np.float32)
@@ -219,7 +219,7 @@ def train(
         raise RuntimeError(f"the exported policy differs from the RLlib module (logit gap {gap:.2g})")
     summary: dict[str, Any] = {"run_dir": str(run_dir), "export_logit_gap": gap}
     if cfg.exact_eval and cfg.num_players == 2:
-        from train.exact_eval import evaluate
+        from zanzibar_env.train.exact_eval import evaluate
 
         fig = evaluate(f"rllib:{run_dir}", cfg.ruleset)
         atomic_write_text(run_dir / "exact.json", json.dumps(fig, indent=2))

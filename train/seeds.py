@@ -2,9 +2,9 @@
 
 Runs ``python -m train.ppo`` once per seed (``--config`` and ``--set`` as there; ``seed`` comes from
 ``--seeds``), at most ``--jobs`` at a time, each in its own process (so each pins its CPU kernels and
-threads afresh, see :mod:`train.repro`), then prints one table: per seat (rolls first / second / their
+threads afresh, see :mod:`zanzibar_env.train.repro`), then prints one table: per seat (rolls first / second / their
 mean) the mean, min and max of the **final** exact regret (the last row of each run's ``eval.csv``), and
-the training seconds (evaluations excluded, as ``train.ppo`` reports them) and whole-process wall
+the training seconds (evaluations excluded, as ``zanzibar_env.train.ppo`` reports them) and whole-process wall
 seconds. ``--json OUT`` also writes the per-seed rows and the summary. A failed run stops nothing
 else; the command then exits 1 naming it.
 
@@ -25,8 +25,8 @@ from typing import Any
 
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 
-from .callbacks import read_eval_csv
-from .config import load_config, parse_override
+from zanzibar_env.train.callbacks import read_eval_csv
+from zanzibar_env.train.config import load_config, parse_override
 
 #: The columns summarised, with their labels.
 COLUMNS = (
@@ -86,7 +86,12 @@ def check(args: argparse.Namespace) -> list[int]:
 
 def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """Train one seed in a child process; its final evaluation row, run directory and wall seconds."""
-    cmd = [sys.executable, "-m", "train.ppo", *(["--config", args.config] if args.config else [])]
+    cmd = [
+        sys.executable,
+        "-m",
+        "zanzibar_env.train.ppo",
+        *(["--config", args.config] if args.config else []),
+    ]
     for o in [*args.overrides, f"seed={seed}", f"runs_dir={args.runs_dir}", "progress_bar=false"]:
         cmd += ["--set", o]
     t = time.perf_counter()

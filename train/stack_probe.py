@@ -14,7 +14,7 @@ objective instead), everywhere else plain ``optimal``:
 - ``guard<=C``: flat when some opponent holds at most ``C`` chips and more than the player itself
   (keep the payment small when someone else is about to win).
 
-Each plays a duplicate 4-player tournament against three ``optimal`` copies (:mod:`train.tournament`:
+Each plays a duplicate 4-player tournament against three ``optimal`` copies (:mod:`zanzibar_env.train.tournament`:
 every deal in the 4 seat rotations with the same dice), and the table prints its win rate beside the
 copies'. Run: ``python -m train.stack_probe [--games 20000] [--seed 1] [--jobs 1] [--variants ...]``.
 """
@@ -27,12 +27,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.optimal import OptimalAgent, Solved
+from zanzibar_env.agents.optimal import OptimalAgent, Solved
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
-from .tournament import run_tournament
+from zanzibar_env.train.tournament import run_tournament
 
 CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
 DEFAULT_VARIANTS = ("flat", "flat<=1", "flat<=3", "capped<=3", "guard<=2", "guard<=4")

@@ -1,22 +1,22 @@
 """Hyper-parameter sweeps on Ray Tune: ``python -m train.sweep --config configs/sweep_ppo_classic_2p.yaml``.
 
-The sweep YAML names a ``train.ppo`` config (``base``), fixed overrides for every trial (``set``) and the
+The sweep YAML names a ``zanzibar_env.train.ppo`` config (``base``), fixed overrides for every trial (``set``) and the
 search space (``search``: ``key: [loguniform, lo, hi]``, ``[uniform, lo, hi]``, ``[randint, lo, hi]`` or
 ``[choice, [a, b, ...]]``), drawn ``num_samples`` times by Tune's random search (seeded by ``seed``).
-Each trial is an ordinary ``train.ppo`` run (:func:`train.ppo.train`): its own run directory
+Each trial is an ordinary ``zanzibar_env.train.ppo`` run (:func:`zanzibar_env.train.ppo.train`): its own run directory
 ``<out_dir>/<name>/runs/<env-id>__<name>_<trial>__<seed>__<unix-time>/`` with ``config.yaml``,
 ``model.zip``, ``eval.csv``, ... and after every evaluation it reports that ``eval.csv`` row to Tune.
 The metric (default ``exploit_mean``, the exact exploitability averaged over seats; minimised) drives
 ASHA (``ray.tune.schedulers.ASHAScheduler``, time in evaluations), which stops weak trials early.
 
 At the end: ``<out_dir>/<name>/trials.csv`` (one row per trial: settings, evaluations, best and last
-metric, seconds, run directory) and the best trial's resolved config written as a ready ``train.ppo``
+metric, seconds, run directory) and the best trial's resolved config written as a ready ``zanzibar_env.train.ppo``
 config (``best_config``, default ``configs/<name>_best.yaml``): ``python -m train.ppo --config`` it.
 
 Interrupted (Ctrl-C, a lost node)? Tune saves its experiment state in ``<out_dir>/<name>/tune/`` (after
 Ctrl-C the sweep still writes ``trials.csv`` and the best config so far); ``--resume`` continues it:
 finished trials stay finished, unfinished ones continue from their last evaluation through
-``train.ppo``'s own resume (each report carries a checkpoint naming the run directory, whose
+``zanzibar_env.train.ppo``'s own resume (each report carries a checkpoint naming the run directory, whose
 ``model.zip`` is saved at every evaluation); a trial stopped before its first report starts again in a
 new run directory. If trials fail, the sweep exits with 1, writes no best config, and ``--resume``
 runs them again. ``--address`` joins a Ray cluster (the
@@ -42,9 +42,9 @@ from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
 
-from .callbacks import read_eval_csv
-from .config import TrainConfig, apply, check_config, load_config
-from .ray_tournament import ray_session
+from zanzibar_env.train.callbacks import read_eval_csv
+from zanzibar_env.train.config import TrainConfig, apply, check_config, load_config
+from zanzibar_env.train.ray_tournament import ray_session
 
 DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
 #: keys a best config takes from the base config rather than from the trial (where and how it runs)
@@ -56,7 +56,7 @@ class SweepConfig:
     """Keys of ``configs/sweep_*.yaml``."""
 
     name: str  #: sweep name: its folder and its trials' exp_name
-    base: str  #: the train.ppo config every trial starts from (configs/ name or a path)
+    base: str  #: the zanzibar_env.train.ppo config every trial starts from (configs/ name or a path)
     search: dict[str, list[Any]]  #: key -> [distribution, args...]
     set: dict[str, Any] = field(default_factory=dict)  #: fixed overrides for every trial
     num_samples: int = 8  #: trials
@@ -96,7 +96,7 @@ def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> Swe
     base = base_config(sweep)
     unknown = sorted(set(sweep.search) - set(base.to_dict()))
     if unknown:
-        raise ValueError(f"search keys {unknown} are not train.ppo config keys")
+        raise ValueError(f"search keys {unknown} are not zanzibar_env.train.ppo config keys")
     search_space(sweep.search)  # checks every distribution
     return sweep
 
@@ -107,7 +107,7 @@ def _base_path(sweep: SweepConfig) -> Path:
 
 
 def base_config(sweep: SweepConfig) -> TrainConfig:
-    """The base train.ppo config with the sweep's fixed overrides (checked)."""
+    """The base zanzibar_env.train.ppo config with the sweep's fixed overrides (checked)."""
     return check_config(apply(load_config(_base_path(sweep)), dict(sweep.set)))
 
 
@@ -131,7 +131,7 @@ def search_space(search: dict[str, list[Any]]) -> dict[str, Any]:
 
 
 def trial_config(sweep: SweepConfig, params: dict[str, Any], sweep_dir: Path, trial: str) -> TrainConfig:
-    """A trial's train.ppo config: base, fixed overrides, the drawn values, its runs_dir and exp_name."""
+    """A trial's zanzibar_env.train.ppo config: base, fixed overrides, the drawn values, its runs_dir and exp_name."""
     values = {**params, "runs_dir": str(sweep_dir / "runs"), "exp_name": f"{sweep.name}_{trial}"}
     return check_config(apply(base_config(sweep), values))
 
@@ -169,8 +169,8 @@ class TuneReport(BaseCallback):
 
 
 def run_trial(params: dict[str, Any], sweep: SweepConfig, sweep_dir: Path) -> None:
-    """One trial (in a Ray worker): a new train.ppo run, or the trial's run resumed from its checkpoint."""
-    from .ppo import new_run, resume_config, train
+    """One trial (in a Ray worker): a new zanzibar_env.train.ppo run, or the trial's run resumed from its checkpoint."""
+    from zanzibar_env.train.ppo import new_run, resume_config, train
 
     tune = _tune()
     checkpoint = tune.get_checkpoint()
@@ -253,7 +253,7 @@ def summarise(sweep: SweepConfig, grid: Any, sweep_dir: Path) -> dict[str, Any]:
 
 
 def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: str) -> None:
-    """The best trial's resolved config as a ready train.ppo config file, with where it came from."""
+    """The best trial's resolved config as a ready zanzibar_env.train.ppo config file, with where it came from."""
     cfg = yaml.safe_load((Path(best["run_dir"]) / "config.yaml").read_text())
     base = base_config(sweep).to_dict()
     cfg.update({k: base[k] for k in PRESENTATION})

@@ -3,11 +3,11 @@ for issue 12, exact where it can be.
 
 Seat 0 sits at a table of stack-independent bots (``--others``, clockwise after it). For the whole game
 from equal stacks (the mean over the first roller, as a duplicate tournament's seat rotations give),
-the table prints every seat's exact win probability (:mod:`agents.table_game`) with seat 0 playing
+the table prints every seat's exact win probability (:mod:`zanzibar_env.agents.table_game`) with seat 0 playing
 
 - ``optimal`` (round play);
 - the round best response *for chips* to the bots (what exploiting them round by round gives, stacks
-  ignored; :mod:`agents.table_response`'s objective);
+  ignored; :mod:`zanzibar_env.agents.table_response`'s objective);
 - the best of a family of round policies for its own win: ``optimal`` and ``--family`` best turn plays,
   one per representative value of the round's outcomes (``--rounds``: built again from the family's
   own values and added), picked state by state by value iteration (a lower bound on what any policy of
@@ -18,8 +18,8 @@ the table prints every seat's exact win probability (:mod:`agents.table_game`) w
 
 With ``--agree N`` it plays N games (from equal stacks, seed ``--seed``) with the own-win agent in seat 0
 and counts its decisions that `optimal` would have taken otherwise: how far from `optimal` a learner
-must move. With ``--games`` it then plays the duplicate tournament (:mod:`train.tournament`) of
-:class:`agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
+must move. With ``--games`` it then plays the duplicate tournament (:mod:`zanzibar_env.train.tournament`) of
+:class:`zanzibar_env.agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
 
 Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
 [--gap 200] [--agree 2000] [--rival 1] [--games 10000] [--no-reference] [--seed 1] [--jobs 2]``.
@@ -34,9 +34,9 @@ from collections.abc import Sequence
 import numpy as np
 
 import zanzibar_env as zz
-from agents.optimal import OptimalAgent
-from agents.registry import make_agent
-from agents.table_game import (
+from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.agents.table_game import (
     FamilySolve,
     TableGameAgent,
     bellman_gap,
@@ -47,7 +47,7 @@ from agents.table_game import (
 )
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from .tournament import run_tournament
+from zanzibar_env.train.tournament import run_tournament
 
 
 def build_parser() -> argparse.ArgumentParser:

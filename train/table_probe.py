@@ -3,11 +3,11 @@
 Issue 12 measured a model against ``optimal`` at the table (model, ``optimal``, ``greedy``, ``escape``).
 A learner sitting there could beat ``optimal`` in two ways: by exploiting the heuristic bots round by
 round (``optimal`` assumes every seat plays ``optimal``), or by playing for the game (the stacks). This
-probe measures the first exactly: :class:`agents.table_response.TableResponse` is the exact round best
+probe measures the first exactly: :class:`zanzibar_env.agents.table_response.TableResponse` is the exact round best
 response to the actual bots clockwise after it, and the table prints, per position in the order of
 play (0 = rolls first), its expected round result beside ``optimal``'s in the same seat (chips given
 away minus chips received, stack caps ignored). With ``--games`` it then plays the duplicate
-tournament (:mod:`train.tournament`) of the best response against the bots, and the same tournament
+tournament (:mod:`zanzibar_env.train.tournament`) of the best response against the bots, and the same tournament
 with ``optimal`` in its seat, and prints both win rates: what the round-level edge is worth in games.
 
 Run: ``python -m train.table_probe [--others optimal,greedy,escape] [--games 40000] [--seed 1] [--jobs 2]``.
@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from agents.table_response import TableResponse, solve_table
+from zanzibar_env.agents.table_response import TableResponse, solve_table
 
-from .tournament import run_tournament
+from zanzibar_env.train.tournament import run_tournament
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ line-up agent ``(s + r) % players``, and every rotation replays the same dice st
 from the deal's seed), so each agent meets the same luck from every seat and luck largely cancels.
 Agents are reseeded from ``(seed, d, line-up position)`` before every game, so a game depends only
 on ``(seed, d, r)`` and ``--jobs N`` or ``--backend ray`` (deals as Ray tasks on a cluster,
-:mod:`train.ray_tournament`) give exactly the results of ``--jobs 1``. ``--games`` is rounded up to a
+:mod:`zanzibar_env.train.ray_tournament`) give exactly the results of ``--jobs 1``. ``--games`` is rounded up to a
 whole number of deals.
 
 Statistics, per agent: win rate (a game won by k players at once counts 1/k to each), result per
@@ -38,14 +38,14 @@ from typing import Any
 import numpy as np
 
 import zanzibar_env as zz
-from agents import BaseAgent, make_agent
+from zanzibar_env.agents import BaseAgent, make_agent
 from zanzibar_env.core.bots import check_table_size
-from train.tournament_report import check_out_dir, print_table, write_outputs
-from train.tournament_stats import AgentSummary, ratio_ci, summarise
+from zanzibar_env.train.tournament_report import check_out_dir, print_table, write_outputs
+from zanzibar_env.train.tournament_stats import AgentSummary, ratio_ci, summarise
 
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 
-# the statistics live in train.tournament_stats; they are still importable from here
+# the statistics live in zanzibar_env.train.tournament_stats; they are still importable from here
 __all__ = ["AgentSummary", "Plan", "TournamentResult", "deal_plan", "main", "plan_tournament"]
 __all__ += ["play_tournament", "ratio_ci", "run_tournament", "summarise"]
 
@@ -156,7 +156,7 @@ def _run_deals(
     ctx: _Context, deals: int, jobs: int, backend: str = "local"
 ) -> Iterator[list[tuple[dict, zz.GameRecord | None]]]:
     if backend == "ray":
-        from train.ray_tournament import run_deals_ray
+        from zanzibar_env.train.ray_tournament import run_deals_ray
 
         yield from run_deals_ray(ctx, deals)
         return
@@ -271,7 +271,7 @@ def _backend_session(plan: Plan) -> Iterator[None]:
     if plan.backend != "ray":
         yield
         return
-    from train.ray_tournament import ray_session
+    from zanzibar_env.train.ray_tournament import ray_session
 
     with ray_session(plan.address, plan.jobs):
         yield

@@ -1,6 +1,6 @@
 """Tournament output: the results table (rich), ``games.csv``, ``results.json`` and ``tournament.png``.
 
-Split from :mod:`train.tournament`, which plays the games and computes the statistics.
+Split from :mod:`zanzibar_env.train.tournament`, which plays the games and computes the statistics.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import zanzibar_env as zz
 from zanzibar_env.core.safe_io import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
-    from train.tournament import TournamentResult
+    from zanzibar_env.train.tournament import TournamentResult
 
 
 def _unit(ruleset_name: str, short: bool = False) -> str:

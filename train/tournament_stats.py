@@ -1,6 +1,6 @@
 """Tournament statistics: per-agent win rate and result per round with cluster intervals, ratings.
 
-See :mod:`train.tournament` for what each figure means; this module computes them from the game rows.
+See :mod:`zanzibar_env.train.tournament` for what each figure means; this module computes them from the game rows.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def _one_opponent(spec: Any) -> Any:
 def make_opponents(opponents: Any, num_players: int) -> list[Any]:
     """One agent per other seat, ``k``-th = the ``k``-th seat clockwise after the learner.
 
-    ``opponents`` is one spec for every other seat (a name in ``agents.available_agents()``, an agent
+    ``opponents`` is one spec for every other seat (a name in ``zanzibar_env.agents.available_agents()``, an agent
     object, ``"ppo:PATH"`` or a model path) or a list with exactly one spec per other seat.
     """
     if isinstance(opponents, Sequence) and not isinstance(opponents, str):

@@ -149,7 +149,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
 
     ## Arguments
     ``ruleset`` (name, YAML path, mapping or Ruleset), ``num_players`` (2-8), ``opponents`` (a name in
-    ``agents.available_agents()``, an agent object with ``.act(view)``, ``"ppo:PATH"`` or a model
+    ``zanzibar_env.agents.available_agents()``, an agent object with ``.act(view)``, ``"ppo:PATH"`` or a model
     path; one for every other seat, or a list with one per other seat, clockwise from the agent),
     ``seat`` (``"random"`` or 0..n-1), ``reward`` (``"chips"`` or ``"win"``), ``render_mode``
     (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds`` (overrides the ruleset's cap),

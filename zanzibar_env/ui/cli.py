@@ -6,13 +6,13 @@
     zanzibar play --opponents optimal,greedy --hint      # zanzibar_env.ui.play
     zanzibar replay game.jsonl --step                    # zanzibar_env.ui.replay
     zanzibar render --out frame.png --seed 3             # zanzibar_env.ui.render
-    zanzibar train --set total_timesteps=2e5             # train.ppo
-    zanzibar evaluate models/ppo_classic_2p.zip          # train.evaluate
-    zanzibar exact-eval --agent greedy                   # train.exact_eval
-    zanzibar tournament --agents random,greedy,optimal   # train.tournament (--backend ray: on Ray)
-    zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # train.sweep (Ray Tune)
-    zanzibar solve --players 2 3 4                       # agents.solve
-    zanzibar zoo --algo ppo_mask -n 1000000              # train.rl_zoo (rl_zoo3's train)
+    zanzibar train --set total_timesteps=2e5             # zanzibar_env.train.ppo
+    zanzibar evaluate models/ppo_classic_2p.zip          # zanzibar_env.train.evaluate
+    zanzibar exact-eval --agent greedy                   # zanzibar_env.train.exact_eval
+    zanzibar tournament --agents random,greedy,optimal   # zanzibar_env.train.tournament (--backend ray: on Ray)
+    zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # zanzibar_env.train.sweep (Ray Tune)
+    zanzibar solve --players 2 3 4                       # zanzibar_env.agents.solve
+    zanzibar zoo --algo ppo_mask -n 1000000              # zanzibar_env.train.rl_zoo (rl_zoo3's train)
 
 Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
 time), so a command whose extra is missing says which ``pip install`` brings it.
@@ -33,13 +33,33 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "play": ("zanzibar_env.ui.play", "ui", "play a game in the terminal against bots"),
     "replay": ("zanzibar_env.ui.replay", "ui", "step through saved games (JSON lines) and verify them"),
     "render": ("zanzibar_env.ui.render", "ui", "write pictures of a game (PNG)"),
-    "train": ("train.ppo", "train", "train a PPO agent from a YAML config"),
-    "evaluate": ("train.evaluate", "train", "evaluate a saved model: exact figures and a tournament"),
-    "exact-eval": ("train.exact_eval", None, "exact 2-player values and exploitability of an agent"),
-    "tournament": ("train.tournament", "tournament", "play agents against each other, with ratings"),
-    "sweep": ("train.sweep", "ray", "tune train.ppo settings on Ray Tune (ASHA, exact exploitability)"),
-    "solve": ("agents.solve", None, "solve rounds exactly and cache the tables of the optimal bot"),
-    "zoo": ("train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
+    "train": ("zanzibar_env.train.ppo", "train", "train a PPO agent from a YAML config"),
+    "evaluate": (
+        "zanzibar_env.train.evaluate",
+        "train",
+        "evaluate a saved model: exact figures and a tournament",
+    ),
+    "exact-eval": (
+        "zanzibar_env.train.exact_eval",
+        None,
+        "exact 2-player values and exploitability of an agent",
+    ),
+    "tournament": (
+        "zanzibar_env.train.tournament",
+        "tournament",
+        "play agents against each other, with ratings",
+    ),
+    "sweep": (
+        "zanzibar_env.train.sweep",
+        "ray",
+        "tune zanzibar_env.train.ppo settings on Ray Tune (ASHA, exact exploitability)",
+    ),
+    "solve": (
+        "zanzibar_env.agents.solve",
+        None,
+        "solve rounds exactly and cache the tables of the optimal bot",
+    ),
+    "zoo": ("zanzibar_env.train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
 }
 
 

@@ -25,7 +25,7 @@ def hold_mask_text(dice: Sequence[int], mask: int) -> str:
 class Hinter:
     """``--hint``: what the optimal agent would do at a view, and its expected result for the round.
 
-    Uses ``agents.make_agent("optimal")``; its ``evaluate(view)`` gives each action's expected round
+    Uses ``zanzibar_env.agents.make_agent("optimal")``; its ``evaluate(view)`` gives each action's expected round
     result (chips given away minus received, or the lives measure of the lives rulesets). If the agent
     is not available, :attr:`problem` says why and every hint repeats it briefly.
     """
