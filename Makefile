@@ -45,17 +45,12 @@ lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy over zanzibar_env (with agents/ and train/ as the zanzibar_env.agents and zanzibar_env.train they
-# install as) and benchmarks/. mypy cannot follow setuptools' editable import hook, so it reads the installed
-# layout from a tree of links in $(TYPES) (errors name files there; the links lead back to the checkout).
-TYPES := .typecheck
+# mypy over zanzibar_env (agents/ and train/ as the zanzibar_env.agents and zanzibar_env.train they install
+# as), benchmarks/ and experiments/. mypy cannot follow setuptools' editable import hook: it reads the installed
+# layout from a tree of links (tools/installed_tree.py; errors name files under .installed/, links to the checkout).
 typecheck: $(STAMP)
-	rm -rf $(TYPES) && mkdir -p $(TYPES)/zanzibar_env
-	for f in zanzibar_env/*; do ln -s ../../$$f $(TYPES)/zanzibar_env/; done
-	ln -s ../../agents $(TYPES)/zanzibar_env/agents
-	ln -s ../../train $(TYPES)/zanzibar_env/train
-	ln -s ../../configs $(TYPES)/zanzibar_env/configs
-	MYPYPATH=$(TYPES) $(BIN)/mypy -p zanzibar_env -p benchmarks
+	$(BIN)/python tools/installed_tree.py .installed
+	MYPYPATH=.installed $(BIN)/mypy -p zanzibar_env -p benchmarks -p experiments
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
@@ -73,4 +68,4 @@ sizes: $(STAMP)
 	$(BIN)/python -m benchmarks.install_size
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .mypy_cache .ruff_cache .typecheck site
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .mypy_cache .ruff_cache .installed site

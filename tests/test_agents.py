@@ -223,7 +223,7 @@ def test_optimal_is_lazy_and_missing_module_is_a_clear_error(monkeypatch: pytest
 
     from zanzibar_env.core import registry
 
-    monkeypatch.setitem(sys.modules, "agents.optimal", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "zanzibar_env.agents.optimal", None)  # makes the import fail
     monkeypatch.setattr(registry, "_RUNTIME", {})  # forget a factory an earlier test in this worker loaded
     with pytest.raises(ValueError, match="agent 'optimal' is not available"):
         make_agent("optimal")

@@ -96,7 +96,7 @@ def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> Swe
     base = base_config(sweep)
     unknown = sorted(set(sweep.search) - set(base.to_dict()))
     if unknown:
-        raise ValueError(f"search keys {unknown} are not zanzibar_env.train.ppo config keys")
+        raise ValueError(f"search keys {unknown} are not train.ppo config keys")
     search_space(sweep.search)  # checks every distribution
     return sweep
 
