@@ -45,9 +45,9 @@ lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy over zanzibar_env (with agents/ and train/ as the zanzibar_env.agents and zanzibar_env.train they
-# install as) and benchmarks/. mypy cannot follow setuptools' editable import hook, so it reads the installed
-# layout from a tree of links in $(TYPES) (errors name files there; the links lead back to the checkout).
+# mypy over zanzibar_env (agents/ and train/ as the zanzibar_env.agents and zanzibar_env.train they install
+# as), benchmarks/ and experiments/. mypy cannot follow setuptools' editable import hook, so it reads the
+# installed layout from a tree of links in $(TYPES) (errors name files there; the links lead to the checkout).
 TYPES := .typecheck
 typecheck: $(STAMP)
 	rm -rf $(TYPES) && mkdir -p $(TYPES)/zanzibar_env
@@ -55,7 +55,7 @@ typecheck: $(STAMP)
 	ln -s ../../agents $(TYPES)/zanzibar_env/agents
 	ln -s ../../train $(TYPES)/zanzibar_env/train
 	ln -s ../../configs $(TYPES)/zanzibar_env/configs
-	MYPYPATH=$(TYPES) $(BIN)/mypy -p zanzibar_env -p benchmarks
+	MYPYPATH=$(TYPES) $(BIN)/mypy -p zanzibar_env -p benchmarks -p experiments
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
