@@ -22,7 +22,7 @@ Entry points: :func:`solve_family` (all of the above for one table), :func:`seat
 win probability from given stacks), :func:`chip_response_wins` (the same with the seat playing the
 round best response for chips instead: exploiting the bots round by round), :func:`bellman_gap` (how far
 the family is from the best response, one round at a time), :class:`TableGameAgent`; ``python -m
-train.table_game_probe`` prints them. At 4 players and 20 chips a solve takes about 1-2 minutes and
+experiments.table_game_probe`` prints them. At 4 players and 20 chips a solve takes about 1-2 minutes and
 1.5 GB.
 """
 

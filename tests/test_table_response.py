@@ -12,7 +12,6 @@ from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.agents.solver import enumerate_levels
 from zanzibar_env.agents.table_response import TableResponse, position_views, solve_table
-from zanzibar_env.train import table_probe
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 
@@ -79,15 +78,3 @@ def test_bad_inputs_are_clear_errors() -> None:
     batch, _ = position_views(rules, spec3, enumerate_levels(spec3)[0], 0)
     with pytest.raises(ValueError, match="solved for 2 players"):
         br.act_batch(batch)
-
-
-def test_probe_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert table_probe.main(["--others", "greedy,escape", "--games", "12"]) == 0
-    out = capsys.readouterr().out
-    assert "3 players" in out and "gain" in out and "12 duplicate games" in out and "table_response" in out
-    with pytest.raises(SystemExit, match="chip ruleset"):
-        table_probe.main(["--others", "greedy", "--ruleset", "lives"])
-    with pytest.raises(SystemExit, match="nope"):
-        table_probe.main(["--others", "greedy,nope"])
-    with pytest.raises(SystemExit, match="at least one bot"):
-        table_probe.main(["--others", ","])

@@ -1,5 +1,5 @@
-"""Can a seat beat ``optimal`` in win rate by playing for the game at a table of known bots? A probe
-for issue 12, exact where it can be.
+"""Can a seat beat ``optimal`` in win rate by playing for the game at a table of known bots? A study,
+exact where it can be.
 
 Seat 0 sits at a table of stack-independent bots (``--others``, clockwise after it). For the whole game
 from equal stacks (the mean over the first roller, as a duplicate tournament's seat rotations give),
@@ -21,7 +21,7 @@ and counts its decisions that `optimal` would have taken otherwise: how far from
 must move. With ``--games`` it then plays the duplicate tournament (:mod:`zanzibar_env.train.tournament`) of
 :class:`zanzibar_env.agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
 
-Run: ``python -m train.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
+Run: ``python -m experiments.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
 [--gap 200] [--agree 2000] [--rival 1] [--games 10000] [--no-reference] [--seed 1] [--jobs 2]``.
 """
 
@@ -51,7 +51,9 @@ from zanzibar_env.train.tournament import run_tournament
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.table_game_probe", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.table_game_probe", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--others", default="optimal,greedy,escape", help="bots clockwise after seat 0")
     p.add_argument("--ruleset", default="classic", help="a chip ruleset paying by the highest hand")
     p.add_argument(
@@ -112,8 +114,8 @@ def _row(label: str, wins: np.ndarray) -> str:
     return f"{label} | {cells} | {wins[0] - wins[1:].max():+.4f}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _check(args: argparse.Namespace) -> list[str]:
+    """The bots of ``--others``, after refusing what the probe cannot do (SystemExit naming it)."""
     others = [s.strip() for s in args.others.split(",") if s.strip()]
     if not others:
         raise SystemExit("--others: give at least one bot")
@@ -127,63 +129,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     for flag in ("family", "rounds", "gap", "agree"):
         if getattr(args, flag) < 0:
             raise SystemExit(f"--{flag} must be >= 0, got {getattr(args, flag)}")
+    return others
+
+
+def _solve(args: argparse.Namespace, rules: Ruleset, others: list[str]) -> list[tuple[str, FamilySolve]]:
+    """The own-win family and, with ``--rival``, the family playing to finish ahead of that seat."""
     try:
-        rules = load_ruleset(args.ruleset)
-        t0 = time.perf_counter()
-        solves: list[tuple[str, FamilySolve]] = [
-            ("own win", solve_family(rules, others, args.total, args.family, rounds=args.rounds))
-        ]
+        solves = [("own win", solve_family(rules, others, args.total, args.family, rounds=args.rounds))]
         if args.rival is not None:
             rival = solve_family(rules, others, args.total, args.family, rival=args.rival, rounds=args.rounds)
             solves.append((f"ahead of seat {args.rival}", rival))
-        seconds = time.perf_counter() - t0
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
-    game = solves[0][1].game
-    names = " | ".join(f"{j} {name}" for j, name in enumerate(others, 1))
-    print(f"{args.ruleset}, {n} players, {game.total} chips: seat 0, then clockwise {', '.join(others)}")
-    print(
-        f"exact win probabilities from equal stacks (mean over the first roller); solved in {seconds:.0f} s"
-    )
-    print(f"seat 0 plays | 0 | {names} | seat 0 minus the best other")
-    print(_row("optimal", seat_wins(solves[0][1], family=False)))
-    chip_laws = chip_response_laws(solves[0][1])  # the round best response for chips, by first roller
+    return solves
+
+
+def _print_exact(args: argparse.Namespace, rules: Ruleset, others: list[str], solves: list) -> None:
+    """The exact table: win probabilities of each way of playing seat 0, chips per round, the families."""
+    own, n = solves[0][1], len(others) + 1
+    game = own.game
+    print(f"seat 0 plays | 0 | {' | '.join(f'{j} {name}' for j, name in enumerate(others, 1))}"
+          " | seat 0 minus the best other")  # fmt: skip
+    print(_row("optimal", seat_wins(own, family=False)))
+    chip_laws = chip_response_laws(own)  # the round best response for chips, by first roller
     print(_row("round best response (chips)", game.seat_wins(chip_laws)))
     u = chip_values(rules, n)
-    chips = [("optimal", solves[0][1].optimal_laws @ u), ("best response", chip_laws @ u)]
+    chips = [("optimal", own.optimal_laws @ u), ("best response", chip_laws @ u)]
     cells = "; ".join(
         f"{label} {' '.join(f'{c:+.4f}' for c in v)} (mean {v.mean():+.4f})" for label, v in chips
     )
     print(f"seat 0's chips per round (given away minus received) as seat 0, 1, ... rolls first: {cells}")
-    size = args.family * args.rounds + 1
     for label, solved in solves:
-        print(_row(f"family of {size}, {label}", seat_wins(solved)))
+        print(_row(f"family of {args.family * args.rounds + 1}, {label}", seat_wins(solved)))
+
+
+def _print_checks(args: argparse.Namespace, rules: Ruleset, others: list[str], own: FamilySolve) -> None:
+    """``--gap``: the one-round gain of any round policy; ``--agree``: decisions unlike optimal's."""
     if args.gap:
-        sid = np.random.default_rng(args.seed).choice(
-            len(game.states), size=min(args.gap, len(game.states)), replace=False
-        )
-        gap = bellman_gap(solves[0][1], sid)
+        states = len(own.game.states)
+        sid = np.random.default_rng(args.seed).choice(states, size=min(args.gap, states), replace=False)
+        gap = bellman_gap(own, sid)
         print(
             f"one-round gain of the best turn play over the family (own win), {len(sid)} random states: "
             f"max {gap.max():.2e}, mean {gap.mean():.2e}, min {gap.min():.2e}"
         )
     if args.agree:
-        agent = TableGameAgent.from_solve(solves[0][1])
+        agent = TableGameAgent.from_solve(own)
         decisions, differ = agreement(agent, others, rules, args.agree, args.seed)
         print(
             f"seat 0 (own win) in {args.agree} games: {decisions} decisions, {differ} "
             f"({differ / max(decisions, 1):.2%}) unlike optimal's"
         )
-    if args.games <= 0:
-        return 0
+
+
+def _tournaments(args: argparse.Namespace, others: list[str], solves: list) -> None:
+    """Duplicate tournaments with each solved agent (and, with ``--reference``, optimal) in seat 0."""
     seat0: list[tuple[str, str | TableGameAgent]] = [
         (f"table_game ({label})", TableGameAgent.from_solve(s)) for label, s in solves
     ]
     reference: list[tuple[str, str | TableGameAgent]] = [("optimal", "optimal")] if args.reference else []
     for label, who in [*seat0, *reference]:
         res = run_tournament(
-            [who, *others], players=n, games=args.games, ruleset=args.ruleset, seed=args.seed,
-            jobs=args.jobs, progress=False,
+            [who, *others], players=len(others) + 1, games=args.games, ruleset=args.ruleset,
+            seed=args.seed, jobs=args.jobs, progress=False,
         )  # fmt: skip
         by_name = {s.name: s for s in res.summary}
         cells = ", ".join(
@@ -191,6 +199,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name in res.config["agents"]
         )
         print(f"tournament, {len(res.games)} games, seat 0 = {label}: {cells}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    others = _check(args)
+    try:
+        rules = load_ruleset(args.ruleset)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    t0 = time.perf_counter()
+    solves = _solve(args, rules, others)
+    seconds = time.perf_counter() - t0
+    game = solves[0][1].game
+    print(
+        f"{args.ruleset}, {len(others) + 1} players, {game.total} chips: seat 0, then clockwise {', '.join(others)}"
+    )
+    print(
+        f"exact win probabilities from equal stacks (mean over the first roller); solved in {seconds:.0f} s"
+    )
+    _print_exact(args, rules, others, solves)
+    _print_checks(args, rules, others, solves[0][1])
+    if args.games > 0:
+        _tournaments(args, others, solves)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""How much of each PPO step the gradient clip leaves: ``python -m train.grad_scale [--model ZIP]``.
+"""How much of each PPO step the gradient clip leaves: ``python -m experiments.grad_scale [--model ZIP]``.
 
 SB3 clips the norm of the *whole* gradient (policy and value networks together) at ``max_grad_norm``.
 With chip rewards the value loss's gradient can be much larger than the policy loss's, and then the
@@ -67,7 +67,7 @@ def gradient_norms(cfg: TrainConfig, model_path: str | None = None, batches: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m train.grad_scale", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.grad_scale", description=__doc__.splitlines()[0])
     ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--model", help="a model .zip of this config to take the weights from (default: fresh)")

@@ -1,4 +1,4 @@
-"""The 3-player game response to two round-optimal seats (agents.game_response3, train.game_probe3)."""
+"""The 3-player game response to two round-optimal seats (experiments.game_response3, experiments.game_probe3)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from zanzibar_env.agents.game_response3 import respond3
+from experiments.game_response3 import respond3
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.train import game_probe3
+from experiments import game_probe3
 
-from .cache import isolated_cache  # noqa: F401  (autouse fixture)
+from tests.cache import isolated_cache  # noqa: F401  (autouse fixture)
 
 
 @pytest.fixture(scope="module")

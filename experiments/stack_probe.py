@@ -1,4 +1,4 @@
-"""Does stack-aware play beat round-optimal play at a 4-player table? A probe for issue 12.
+"""Does stack-aware play beat round-optimal play at a 4-player table? A study.
 
 Round-optimal play (``optimal``) maximises each round's expected chips and ignores the stacks. A game
 is won by emptying one's stack first, so a player might gain by caring about the stacks: with one chip
@@ -16,7 +16,7 @@ objective instead), everywhere else plain ``optimal``:
 
 Each plays a duplicate 4-player tournament against three ``optimal`` copies (:mod:`zanzibar_env.train.tournament`:
 every deal in the 4 seat rotations with the same dice), and the table prints its win rate beside the
-copies'. Run: ``python -m train.stack_probe [--games 20000] [--seed 1] [--jobs 1] [--variants ...]``.
+copies'. Run: ``python -m experiments.stack_probe [--games 20000] [--seed 1] [--jobs 1] [--variants ...]``.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def probe(
 
 def main(argv: Sequence[str] | None = None) -> int:
     doc = (__doc__ or "").split("\n\n")[0]
-    ap = argparse.ArgumentParser(prog="python -m train.stack_probe", description=doc)
+    ap = argparse.ArgumentParser(prog="python -m experiments.stack_probe", description=doc)
     ap.add_argument("--games", type=int, default=20000, help="games per variant (a multiple of 4)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)

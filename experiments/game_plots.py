@@ -1,6 +1,6 @@
 """Findings on game-optimal play (2 players): game values, where round play and game play differ, a plot.
 
-``python -m train.game_plots [--out docs/game_win_probability.png] [--examples 6]`` prints, per shipped
+``python -m experiments.game_plots [--out docs/game_win_probability.png] [--examples 6]`` prints, per shipped
 ruleset, the probability that the first roller wins from the starting stacks under game-optimal play
 (``optimal_game``), the game exploitability of round-optimal play (``optimal``), and ``optimal``'s win
 probability against ``optimal_game`` in each seat; then, for ``classic`` at 20-20, how many decision
@@ -134,7 +134,7 @@ def plot(out: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.game_plots", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.game_plots", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=Path("docs/game_win_probability.png"), help="figure path")
     p.add_argument("--examples", type=int, default=6, help="differing states to print")
     args = p.parse_args(argv)

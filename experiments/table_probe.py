@@ -1,6 +1,6 @@
-"""How much can any player gain over ``optimal`` by exploiting the bots at a table? A probe for issue 12.
+"""How much can any player gain over ``optimal`` by exploiting the bots at a table? A study.
 
-Issue 12 measured a model against ``optimal`` at the table (model, ``optimal``, ``greedy``, ``escape``).
+A trained model was measured against ``optimal`` at the table (model, ``optimal``, ``greedy``, ``escape``).
 A learner sitting there could beat ``optimal`` in two ways: by exploiting the heuristic bots round by
 round (``optimal`` assumes every seat plays ``optimal``), or by playing for the game (the stacks). This
 probe measures the first exactly: :class:`zanzibar_env.agents.table_response.TableResponse` is the exact round best
@@ -10,7 +10,7 @@ away minus chips received, stack caps ignored). With ``--games`` it then plays t
 tournament (:mod:`zanzibar_env.train.tournament`) of the best response against the bots, and the same tournament
 with ``optimal`` in its seat, and prints both win rates: what the round-level edge is worth in games.
 
-Run: ``python -m train.table_probe [--others optimal,greedy,escape] [--games 40000] [--seed 1] [--jobs 2]``.
+Run: ``python -m experiments.table_probe [--others optimal,greedy,escape] [--games 40000] [--seed 1] [--jobs 2]``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from zanzibar_env.train.tournament import run_tournament
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.table_probe", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.table_probe", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--others", default="optimal,greedy,escape", help="bots clockwise after the responder")
     p.add_argument("--ruleset", default="classic", help="a chip ruleset")
     p.add_argument(

@@ -1,7 +1,7 @@
 """How much can game play gain against round-optimal players? The exact answer for 3 players (a study).
 
 :mod:`zanzibar_env.agents.game_solver3` solves the 3-player game when every player plays for the game. This module
-asks the question of issue 12's multi-player target instead: two seats play ``optimal`` (round play,
+asks the multi-player question instead: two seats play ``optimal`` (round play,
 :mod:`zanzibar_env.agents.optimal`, which ignores the stacks) and one seat, the responder, maximises its own
 probability of winning the game against them. Its win probability, beside that of ``optimal`` in the
 same seat, is the most any player (a trained model included) can gain there by playing for the game.

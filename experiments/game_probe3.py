@@ -1,9 +1,9 @@
-"""What can game play gain against round-optimal players? Exact figures for 3 players (issue 12).
+"""What can game play gain against round-optimal players? Exact figures for 3 players.
 
-For each chip total, :func:`zanzibar_env.agents.game_response3.respond3` solves the game of a responder playing for
+For each chip total, :func:`experiments.game_response3.respond3` solves the game of a responder playing for
 the game against two ``optimal`` (round-play) seats, and the same seat played by ``optimal``; the table
 prints, at equal stacks, each one's win probability by position in the first round's order of play (0
-rolls first), the gain, and the largest gain over all stack states. Run: ``python -m train.game_probe3
+rolls first), the gain, and the largest gain over all stack states. Run: ``python -m experiments.game_probe3
 [--totals 3 6 9] [--ruleset classic]`` (``OMP_NUM_THREADS=1``: one core; 6 chips took 84 s here, 9 chips
 316 s, 12 chips 623 s).
 """
@@ -16,12 +16,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from zanzibar_env.agents.game_response3 import respond3
+from experiments.game_response3 import respond3
 from zanzibar_env.core.rules import load_ruleset
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m train.game_probe3", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.game_probe3", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--totals", type=int, nargs="+", default=[3, 6], help="chip totals (3 players)")
     p.add_argument("--ruleset", default="classic", help="a chip ruleset paying by the highest hand")
     return p

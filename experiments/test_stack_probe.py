@@ -1,10 +1,10 @@
-"""The 4-player stack probe (issue 12): its variants are `optimal` wherever their rule does not apply."""
+"""The 4-player stack probe: its variants are `optimal` wherever their rule does not apply."""
 
 from __future__ import annotations
 
 import pytest
 
-from zanzibar_env.train import stack_probe
+from experiments import stack_probe
 
 
 def test_a_variant_that_never_applies_is_optimal_exactly() -> None:
