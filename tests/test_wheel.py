@@ -65,6 +65,16 @@ def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     names = zipfile.ZipFile(wheel).namelist()
     assert "zanzibar_env/configs/rules/classic.yaml" in names
     assert not [n for n in names if n.startswith(("configs/", "tests/"))], "stray top-level data"
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"zanzibar_env"}
+    (top_level,) = [n for n in names if n.endswith(".dist-info/top_level.txt")]
+    assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["zanzibar_env"]
+    for folder in ("agents", "train"):  # every module of the repository's folders, under zanzibar_env
+        missing = [
+            f"zanzibar_env/{p.relative_to(ROOT).as_posix()}"
+            for p in (ROOT / folder).rglob("*.py")
+            if f"zanzibar_env/{p.relative_to(ROOT).as_posix()}" not in names
+        ]
+        assert not missing, missing
     _run([sys.executable, "-m", "venv", str(tmp / "venv")], tmp)
     bin_dir = tmp / "venv" / "bin"
     _run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", str(wheel)], tmp)
@@ -86,3 +96,13 @@ def test_wheel_plays_a_game_with_core_dependencies_only(core_venv: Path, tmp_pat
     )
     assert play.returncode == 1
     assert 'pip install "zanzibar-env[ui]"' in play.stderr, play.stderr
+    # the bots and the exact analysis under the one installed name, beside a user's agents.py and train.py
+    (tmp_path / "agents.py").write_text("MINE = 1\n")
+    (tmp_path / "train.py").write_text("MINE = 2\n")
+    code = (
+        "import agents, train, zanzibar_env.agents as za\n"
+        "from zanzibar_env.agents.exact import exploitability\n"
+        "assert (agents.MINE, train.MINE) == (1, 2) and 'site-packages' in za.__file__\n"
+        "print(round(exploitability('greedy')['average'], 6) > 0)"
+    )
+    assert _run([str(core_venv / "python"), "-c", code], tmp_path).stdout.strip() == "True"
