@@ -23,6 +23,8 @@ def on_startup(**_: Any) -> None:
     tree = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tree)
     tree.build(ROOT / ".installed")
+
+
 _INCLUDE = re.compile(r"^<!-- include (\S+?)(?:#(.+?))? -->$", re.M)
 
 
