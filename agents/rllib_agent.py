@@ -1,6 +1,6 @@
 """A policy learned with RLlib, played from its exported weights: ``rllib:PATH`` in the registry.
 
-``python -m train.rllib_train`` (in the RLlib venv, see :mod:`zanzibar_env.train.rllib_train`) ends by exporting the
+``python -m train.rllib`` (in the RLlib venv, see :mod:`zanzibar_env.train.rllib.ppo`) ends by exporting the
 shared policy's actor network as plain arrays: ``policy.npz`` (``W0, b0, W1, b1, ...``: the actor
 encoder's layers then the logits head) and ``policy.json`` (the activation, the observation type, the
 ruleset and the layer count). This agent reads those two files with numpy alone, so tournaments and
@@ -43,7 +43,7 @@ def policy_files(path: str | Path) -> tuple[Path, Path]:
     meta = npz.with_suffix(".json")
     if not npz.is_file() or not meta.is_file():
         raise ValueError(
-            f"rllib:{path}: expected policy.npz and policy.json (written by python -m train.rllib_train)"
+            f"rllib:{path}: expected policy.npz and policy.json (written by python -m train.rllib)"
         )
     return npz, meta
 

@@ -26,14 +26,8 @@ import pickle
 import time
 from typing import Any
 
-from zanzibar_env.train.ray_tournament import chunk_size, ray_session
-from zanzibar_env.train.tournament import (
-    _play_deal,
-    _init_worker,
-    plan_tournament,
-    play_tournament,
-    summarise,
-)
+from zanzibar_env.train.tournament import plan_tournament, play_deal, play_tournament, summarise
+from zanzibar_env.train.tournament.ray_backend import chunk_size, ray_session
 
 
 def _rate(agents: list[str], games: int, **kw: Any) -> tuple[float, list[dict]]:
@@ -69,10 +63,9 @@ def task_costs(ray: Any, agents: list[str], games: int, cpus: int) -> dict[str, 
     ctx_bytes = len(pickle.dumps(plan.ctx))
     ray.get(ray.put(plan.ctx))
     ship = time.perf_counter() - t
-    _init_worker(plan.ctx)
     size = chunk_size(plan.deals, cpus)
     t = time.perf_counter()
-    chunk = [_play_deal(d) for d in range(size)]
+    chunk = [play_deal(plan.ctx, d) for d in range(size)]
     task_seconds = time.perf_counter() - t
     blob = pickle.dumps(chunk)
     t = time.perf_counter()

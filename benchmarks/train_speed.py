@@ -1,7 +1,7 @@
 """Training speed: env steps per second of the default PPO setup, beside plain SB3 PPO on CartPole-v1.
 
 Zanzibar runs the default training setup exactly as ``python -m train.ppo`` builds it
-(``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`zanzibar_env.train.sb3_vec.SB3VecEnv`
+(``configs/ppo_classic_2p.yaml``: the batched vector env through :class:`zanzibar_env.envs.sb3.SB3VecEnv`
 against ``optimal`` and the exploiter, MaskablePPO with the one-hot features extractor), once more with
 plain PPO, and once as its SB3 part alone (the same MaskablePPO on the env's first 64 steps replayed at
 almost no cost: the ceiling SB3's own rollout and update loop sets). CartPole-v1 runs SB3's

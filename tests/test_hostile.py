@@ -107,6 +107,7 @@ def test_mutated_record_never_replays_as_valid(
 def test_every_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ruleset under which no chip moves is refused; anything long is truncated at the hard cap."""
     from zanzibar_env.train import tournament
+    from zanzibar_env.train.tournament import deals
     from zanzibar_env import load_ruleset
     from zanzibar_env.core.rules import MAX_GAME_ROUNDS
 
@@ -115,7 +116,7 @@ def test_every_game_ends(monkeypatch: pytest.MonkeyPatch) -> None:
         load_ruleset("classic", payments=zero)
     with pytest.raises(ValueError, match="max_rounds"):
         load_ruleset("classic", max_rounds=MAX_GAME_ROUNDS + 1)
-    monkeypatch.setattr(tournament, "MAX_GAME_ROUNDS", 3)
+    monkeypatch.setattr(deals, "MAX_GAME_ROUNDS", 3)
     huge = load_ruleset("classic", starting_stack=10_000)
     result = tournament.run_tournament(["random", "greedy"], players=2, games=2, ruleset=huge, progress=False)
     assert all(g["rounds"] == 3 and g["truncated"] for g in result.games)

@@ -221,3 +221,15 @@ def test_no_module_is_loaded_under_two_names() -> None:
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert int(out.stdout.split()[-1]) > 50
+
+
+def test_run_directories_are_read_without_torch() -> None:
+    """``eval.csv`` and run directories (train/runs.py), and the commands that only read runs, load no
+    torch and no SB3."""
+    code = (
+        "import sys, zanzibar_env.train.runs, zanzibar_env.train.plots, zanzibar_env.train.seeds, "
+        "zanzibar_env.train.game_curve; print(sorted({'torch', 'stable_baselines3'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

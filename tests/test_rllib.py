@@ -46,7 +46,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "num_envs_per_env_runner": 2,
         "runs_dir": str(tmp / "runs"),
     }
-    cmd = [str(PYTHON), "-m", "train.rllib_train", "--cpus", "2"]
+    cmd = [str(PYTHON), "-m", "train.rllib", "--cpus", "2"]
     for key, value in sets.items():
         cmd += ["--set", f"{key}={value}"]
     ray_tmp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short

@@ -16,7 +16,7 @@ from zanzibar_env.core.rules import load_ruleset
 
 
 def export(path: Path, obs_type: str = "onehot", hidden: int = 16, layers: int | None = None) -> Path:
-    """A random 2-layer policy in the format of ``zanzibar_env.train.rllib_train.export_policy``."""
+    """A random 2-layer policy in the format of ``zanzibar_env.train.rllib.ppo.export_policy``."""
     size = onehot_size(*ruleset_dims(load_ruleset("classic"))) if obs_type == "onehot" else 33
     rng = np.random.default_rng(0)
     arrays = {"W0": rng.normal(size=(hidden, size)), "b0": rng.normal(size=hidden)}

@@ -16,7 +16,8 @@ import torch
 
 from zanzibar_env.train import seeds
 from zanzibar_env.train.ppo import make_env
-from zanzibar_env.train.config import load_config, seat_split
+from zanzibar_env.train.config import load_config
+from zanzibar_env.train.config_checks import seat_split
 from zanzibar_env.train.opponents import build_opponents
 from zanzibar_env.train.repro import kernel_pins
 

@@ -5,20 +5,17 @@ the entropy schedule, exploiter updates and self-play checkpoints (the opponents
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 from pathlib import Path
 
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from zanzibar_env.core.safe_io import atomic_write_text
-
 from zanzibar_env.train.config import TrainConfig
 from zanzibar_env.train.faults import SignalGuard, save_model
 from zanzibar_env.train.evaluate import evaluate_model
 from zanzibar_env.train.opponents import ExploiterAgent, SelfPlayPool
+from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv, write_eval_csv
 
 
 class EvalCallback(BaseCallback):
@@ -44,7 +41,7 @@ class EvalCallback(BaseCallback):
         self.guard = guard or SignalGuard()
         self.cfg = cfg
         self.run_dir = run_dir
-        self.csv_path = run_dir / "eval.csv"
+        self.csv_path = run_dir / EVAL_CSV
         self.wall_offset = wall_offset  # training seconds of earlier sessions (for --resume)
         self.next_eval = 0
         self.best = -float("inf")
@@ -118,7 +115,7 @@ class EvalCallback(BaseCallback):
             **figures,
         }
         self.rows.append(row)
-        self._write_row(row)
+        write_eval_csv(self.csv_path, self.rows)  # every row, atomically
         for key, value in figures.items():
             self.logger.record(f"eval/{key}", value)
         save_model(self.model, self.run_dir / "model.zip")
@@ -128,29 +125,6 @@ class EvalCallback(BaseCallback):
         if self.verbose:
             print(" ".join(f"{k}={v:.4g}" for k, v in row.items()))
         self._eval_seconds += time.perf_counter() - t
-
-    def _write_row(self, row: dict[str, float]) -> None:
-        """Rewrite ``eval.csv`` with every row (atomically); all rows must have the same columns."""
-        columns = list(self.rows[0])
-        if list(row) != columns:
-            raise ValueError(f"{self.csv_path}: evaluation columns {list(row)} differ from {columns}")
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.rows)
-        atomic_write_text(self.csv_path, buf.getvalue())
-
-
-def read_eval_csv(path: Path) -> list[dict[str, float]]:
-    """The rows of an ``eval.csv`` (``ValueError`` if it is not one written by :class:`EvalCallback`)."""
-    try:
-        with path.open() as fh:
-            rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-    except (ValueError, TypeError, csv.Error, UnicodeDecodeError):
-        raise ValueError(f"{path}: not an eval.csv written by zanzibar_env.train.ppo") from None
-    if any("timesteps" not in r or "train_seconds" not in r for r in rows):
-        raise ValueError(f"{path}: not an eval.csv written by zanzibar_env.train.ppo")
-    return rows
 
 
 class EntropyScheduleCallback(BaseCallback):

@@ -4,7 +4,8 @@ One YAML file per experiment; a file may name a ``defaults:`` file (relative to 
 overrides, so shared values live once in ``configs/ppo_defaults.yaml``. Numbers may be written
 ``!!float 3e-4``. Single keys are overridden from the command line with ``--set key=value`` (the value
 is parsed as a YAML scalar). Unknown keys and bad values raise ``ValueError`` naming the key and what
-is allowed. Every field carries a one-line description (``--help`` lists them).
+is allowed. Every field carries a one-line description (``--help`` lists them). The checks across keys
+and of the names and files a config refers to are :mod:`zanzibar_env.train.config_checks`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 import yaml
 
 from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
-from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS, load_ruleset
+from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.core.safe_io import atomic_write_text, is_file
+from zanzibar_env.train.config_checks import bad_value, check_config
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
@@ -248,10 +250,6 @@ def _range(m: Any) -> str:
     return f" [{m['lo'] if m['lo'] is not None else ''}..{m['hi'] if m['hi'] is not None else ''}]"
 
 
-def _bad(key: str, value: Any, allowed: str) -> ValueError:
-    return ValueError(f"config key {key!r}: bad value {str(value)[:80]!r}; allowed: {allowed}")
-
-
 def _coerce(key: str, value: Any) -> Any:
     """Check and convert one value for ``key`` by the limits declared with its field."""
     m = FIELDS[key].metadata
@@ -262,27 +260,32 @@ def _coerce(key: str, value: Any) -> Any:
     kind = m["kind"]
     if kind == "bool":
         if not isinstance(value, bool):
-            raise _bad(key, value, "true or false")
+            raise bad_value(key, value, "true or false")
         return value
     if kind in ("int", "float"):
         return _number(key, value, m)
-    if kind == "int_list":
+    if kind in ("int_list", "agent_list"):
+        return _coerce_list(key, value, m)
+    if m["choices"]:
+        raise bad_value(key, value, f"one of {list(m['choices'])}")
+    if not isinstance(value, str) or not value or "\x00" in value:
+        raise bad_value(key, value, "a non-empty string")
+    if kind == "name" and (not _NAME_RE.fullmatch(value) or value in (".", "..")):
+        raise bad_value(key, value, "letters, digits, '.', '_' and '-' (a plain directory name)")
+    return value
+
+
+def _coerce_list(key: str, value: Any, m: Any) -> list[Any]:
+    """A list field's value (a single item is a list of one)."""
+    if m["kind"] == "int_list":
         items = [value] if _is_scalar(value) else value
         if not isinstance(items, list) or not items:
-            raise _bad(key, value, "a non-empty list of integers")
+            raise bad_value(key, value, "a non-empty list of integers")
         return [_number(key, v, m) for v in items]
-    if kind == "agent_list":
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
-            raise _bad(key, value, "a list of agent names or 'ppo:PATH' strings")
-        return list(items)
-    if m["choices"]:
-        raise _bad(key, value, f"one of {list(m['choices'])}")
-    if not isinstance(value, str) or not value or "\x00" in value:
-        raise _bad(key, value, "a non-empty string")
-    if kind == "name" and (not _NAME_RE.fullmatch(value) or value in (".", "..")):
-        raise _bad(key, value, "letters, digits, '.', '_' and '-' (a plain directory name)")
-    return value
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
+        raise bad_value(key, value, "a list of agent names or 'ppo:PATH' strings")
+    return list(items)
 
 
 _NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
@@ -307,165 +310,18 @@ def _number(key: str, value: Any, m: Any) -> Any:
         try:
             x = float(x) if not want_int or not x.strip().lstrip("+-").isdigit() else int(x)
         except ValueError:
-            raise _bad(key, value, allowed) from None
+            raise bad_value(key, value, allowed) from None
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        raise _bad(key, value, allowed)
+        raise bad_value(key, value, allowed)
     if want_int:
         if isinstance(x, float) and not x.is_integer():
-            raise _bad(key, value, allowed)
+            raise bad_value(key, value, allowed)
         x = int(x)
     else:
         x = float(x)
     if (lo is not None and x < lo) or (hi is not None and x > hi):
-        raise _bad(key, value, allowed)
+        raise bad_value(key, value, allowed)
     return x
-
-
-def check_config(cfg: TrainConfig) -> TrainConfig:
-    """Cross-field checks and the names and files a config refers to (each field alone was checked)."""
-    if isinstance(cfg.seat, int) and cfg.seat >= cfg.num_players:
-        raise _bad("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
-    if not cfg.opponents and not cfg.self_play:
-        raise _bad("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
-    _check_agents("opponents", cfg.opponents)
-    _check_agents("second_seat_opponents", cfg.second_seat_opponents)
-    if cfg.second_seat_opponents and cfg.second_seat_frac == 0:
-        raise _bad("second_seat_opponents", cfg.second_seat_opponents, "empty unless second_seat_frac > 0")
-    _check_agents("eval_bots", cfg.eval_bots)
-    if len(set(cfg.eval_bots)) != len(cfg.eval_bots):
-        raise _bad("eval_bots", cfg.eval_bots, "distinct names")
-    if cfg.exploiter_frac > 0 and cfg.num_players != 2:
-        raise _bad("exploiter_frac", cfg.exploiter_frac, "0 unless num_players is 2 (exact best responses)")
-    _check_game_keys(cfg)
-    try:
-        load_ruleset(cfg.ruleset)
-    except ValueError as e:
-        raise ValueError(f"config key 'ruleset': {e}") from None
-    _check_seat_split(cfg)
-    _check_expected_reward(cfg)
-    if cfg.batch_size > cfg.n_steps * cfg.num_envs:
-        raise _bad("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}")
-    return cfg
-
-
-def _check_game_keys(cfg: TrainConfig) -> None:
-    """The keys of game learning (:mod:`zanzibar_env.train.game_learn`): exact game figures need a 2-player game."""
-    if cfg.eval_game_exact and (cfg.num_players != 2 or cfg.env_id != "Zanzibar-v1"):
-        raise _bad("eval_game_exact", True, "false unless env_id is Zanzibar-v1 with num_players 2")
-    if cfg.eval_table_games and cfg.env_id != "Zanzibar-v1":
-        raise _bad("eval_table_games", cfg.eval_table_games, "0 unless env_id is Zanzibar-v1 (full games)")
-    one_table = (
-        len(cfg.opponents) in (1, cfg.num_players - 1) and not cfg.self_play and not cfg.exploiter_frac
-    )
-    if cfg.eval_table_games and not one_table:
-        raise _bad(
-            "eval_table_games",
-            cfg.eval_table_games,
-            "0 unless the run trains at one table: opponents one name or one per other seat, "
-            "no self_play, exploiter_frac 0",
-        )
-    if cfg.pretrain == TABLE_TEACHER:
-        _check_table_teacher(cfg, one_table)
-    elif cfg.pretrain is not None:
-        from zanzibar_env.agents.registry import make_agent
-        from zanzibar_env.core.bots import check_table_size
-
-        _check_agents("pretrain", [cfg.pretrain])
-        try:
-            check_table_size(make_agent(cfg.pretrain), cfg.num_players)
-        except ValueError as e:
-            raise _bad(
-                "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"
-            ) from None
-
-
-def table_opponents(cfg: TrainConfig) -> list[str]:
-    """The opponents clockwise after the learner at a one-table run (one name for every seat, or one each)."""
-    if len(cfg.opponents) == 1:
-        return list(cfg.opponents) * (cfg.num_players - 1)
-    return list(cfg.opponents)
-
-
-TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.table_game.TableGameAgent for the run's table
-STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
-
-
-def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
-    """``pretrain: table_game`` solves the game of the learner's seat at the run's one table: full games,
-    2-4 players, a ruleset :mod:`zanzibar_env.agents.table_round`
-    supports, opponents that are bots not reading stacks."""
-    why = "a bot name, or 'table_game' for full games at one table of bots that do not read stacks"
-    if cfg.env_id != "Zanzibar-v1" or not one_table or not 2 <= cfg.num_players <= 4:
-        raise _bad(
-            "pretrain", cfg.pretrain,
-            f"{why} (needs env_id Zanzibar-v1, 2-4 players, opponents one name or one per other seat, "
-            "no self_play, exploiter_frac 0)",
-        )  # fmt: skip
-    bad = [o for o in cfg.opponents if o.startswith("ppo:") or o in STACK_READERS]
-    if bad:
-        raise _bad("pretrain", cfg.pretrain, f"{why}; these opponents read stacks: {bad}")
-    _check_agents("opponents", list(cfg.opponents))
-    from zanzibar_env.agents.table_round import check_ruleset
-    from zanzibar_env.core.rules import load_ruleset
-
-    try:
-        check_ruleset(load_ruleset(cfg.ruleset), cfg.num_players)
-    except ValueError as e:
-        raise _bad("pretrain", cfg.pretrain, f"{why} ({e})") from None
-
-
-def _check_expected_reward(cfg: TrainConfig) -> None:
-    """``expected_reward`` reads the solver's 2-player round tables: only right against ``optimal`` (whose
-    values the exploiter shares) in 2-player rounds with chip/life rewards."""
-    if not cfg.expected_reward:
-        return
-    needs = (
-        ("env_id", cfg.env_id == "ZanzibarRound-v1", "ZanzibarRound-v1"),
-        ("num_players", cfg.num_players == 2, "2"),
-        ("reward", cfg.reward == "chips", "'chips'"),
-        ("opponents", list(cfg.opponents) == ["optimal"], "[optimal] (the exploiter may join)"),
-        ("self_play", not cfg.self_play, "false"),
-    )
-    for key, ok, want in needs:
-        if not ok:
-            got = f"{key}={getattr(cfg, key)!r}"
-            raise _bad("expected_reward", True, f"false unless {key} is {want}; got {got}")
-
-
-def seat_split(cfg: TrainConfig) -> tuple[int, int]:
-    """``(envs following 'seat', envs where the learner rolls second)`` under ``second_seat_frac``."""
-    second = round(cfg.num_envs * cfg.second_seat_frac)
-    return cfg.num_envs - second, second
-
-
-def _check_seat_split(cfg: TrainConfig) -> None:
-    """``second_seat_frac`` needs rounds and enough envs in both parts for the opponent groups."""
-    if cfg.second_seat_frac == 0:
-        return
-    if cfg.env_id != "ZanzibarRound-v1":
-        raise _bad("second_seat_frac", cfg.second_seat_frac, "0 unless env_id is ZanzibarRound-v1")
-    many = len(cfg.opponents) not in (1, cfg.num_players - 1)
-    groups = 8 if cfg.self_play or cfg.exploiter_frac > 0 else len(cfg.opponents) if many else 1
-    if min(seat_split(cfg)) < groups:
-        raise _bad(
-            "second_seat_frac",
-            cfg.second_seat_frac,
-            f"a share leaving at least {groups} envs (the opponent groups) on each side of the split",
-        )
-
-
-def _check_agents(key: str, names: list[str]) -> None:
-    from zanzibar_env.agents.ppo_agent import load_model
-    from zanzibar_env.agents.registry import available_agents
-
-    for name in names:
-        if name.startswith("ppo:"):
-            try:
-                load_model(name[4:])
-            except ValueError as e:
-                raise _bad(key, name, f"'ppo:PATH' with a loadable model file ({e})") from None
-        elif name not in available_agents():
-            raise _bad(key, name, f"agent names {available_agents()} or 'ppo:PATH'")
 
 
 def apply(cfg: TrainConfig, values: dict[str, Any]) -> TrainConfig:

@@ -25,16 +25,16 @@ from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
+from zanzibar_env.envs.sb3 import make_sb3_env
 
 from zanzibar_env.train.config import (
     TrainConfig,
     apply,
-    check_config,
     load_config,
     read_yaml,
-    table_opponents,
 )
-from zanzibar_env.train.sb3_vec import make_sb3_env
+from zanzibar_env.train.config_checks import check_config, table_opponents
+from zanzibar_env.train.runs import eval_rows
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
@@ -106,7 +106,7 @@ def evaluate_model(
     if exact and cfg.num_players == 2:
         row.update(exact_figures(ModelAgent(model), cfg.ruleset))
     if cfg.eval_game_exact:
-        from zanzibar_env.train.game_learn import game_figures
+        from zanzibar_env.train.exact_eval import game_figures
 
         row.update(game_figures(ModelAgent(model), cfg.ruleset))
     if cfg.eval_table_games:
@@ -214,7 +214,7 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
     """Copy ``model_path`` to ``out`` and write ``out.json``: how it was made and its measured figures."""
     run_dir = model_path.parent
     run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
-    rows = _eval_rows(run_dir / "eval.csv")
+    rows = eval_rows(run_dir)
     key = "game_exploit_mean" if "game_exploit_mean" in result else "exploit_mean"
     # the evaluation row of this checkpoint: matched by its exact figure, else the run's last (model.zip);
     # a best_model.zip without an exact figure to match has no known row
@@ -246,15 +246,6 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
         meta["game_exploitability"] = {k: result[f"game_exploit_{k}"] for k in ("first", "second", "mean")}
         meta["game_units"] = "win probability a best response gains (exact, 2-player game, starting stacks)"
     atomic_write_text(out.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
-
-
-def _eval_rows(path: Path) -> list[dict[str, float]]:
-    import csv
-
-    if not path.is_file():
-        return []
-    with path.open() as fh:
-        return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(fh)]
 
 
 def format_table(result: dict[str, float]) -> str:
@@ -307,6 +298,8 @@ def prepare(args: argparse.Namespace) -> tuple[Path, TrainConfig, Any, Path | No
     """Resolve the target, check every output path and load the model, before any evaluation."""
     model_path, cfg = resolve(args.target, args.best)
     out = export_paths(model_path, args.export, args.force) if args.export else None
+    if out is not None:
+        eval_rows(model_path.parent)  # the export reads the run's eval.csv: refuse a damaged one now
     if args.json:
         dst = check_output(args.json, force=args.force, what="--json").resolve()
         taken = {model_path.resolve(), model_path.resolve().with_suffix(".json")}

@@ -10,7 +10,8 @@ in lives rulesets. Definitions: :mod:`zanzibar_env.agents.exact`.
 ``python -m train.exact_eval --game --agent optimal [--stacks 20,20]`` prints the same table for the
 whole 2-player game: win probabilities (seat 0 rolls first in the first round) against
 ``optimal_game`` and against itself, a best response's, the game value and the game exploitability
-(:func:`zanzibar_env.agents.exact.game_exploitability`).
+(:func:`zanzibar_env.agents.exact.game_exploitability`); :func:`game_figures` gives the same figures as the
+columns ``game_*`` of a training run's ``eval.csv`` (configs with ``eval_game_exact``).
 
 ``python -m train.exact_eval --agent ppo:models/ppo_classic_2p.zip --where`` also prints where the agent
 loses rolling second: for each class of the first roller's hand and roll limit, how often optimal first
@@ -35,8 +36,32 @@ import numpy as np
 from zanzibar_env.agents.exact import exploitability, game_exploitability
 from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.game import play_game
-from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
+
+
+def start_stacks(ruleset: Ruleset) -> tuple[int, int]:
+    """The 2-player starting stacks of ``ruleset``."""
+    return ruleset.starting_stack, ruleset.starting_stack
+
+
+def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
+    """Exact 2-player game figures of ``agent`` from the starting stacks (win probabilities).
+
+    ``game_exploit_first``/``game_exploit_second``: what a best response gains over the game value
+    against the agent rolling first / second in the first round; ``game_exploit_mean``: their mean;
+    ``game_win_first_vs_optimal_game``/``..._second_...``: the agent's win probability against
+    ``optimal_game`` in that seat.
+    """
+    rules = load_ruleset(ruleset)
+    ex = game_exploitability(agent, rules, start_stacks(rules))
+    return {
+        "game_exploit_first": float(ex["seat0"]),
+        "game_exploit_second": float(ex["seat1"]),
+        "game_exploit_mean": float(ex["average"]),
+        "game_win_first_vs_optimal_game": float(ex["vs_optimal_game_seat0"]),
+        "game_win_second_vs_optimal_game": float(ex["vs_optimal_game_seat1"]),
+    }
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

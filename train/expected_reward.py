@@ -9,7 +9,7 @@ ended with rank ``h`` after ``L`` rolls, ``second[L - 1, f, h]`` when it rolled 
 hand ``f``. The expected return of every policy is unchanged, so PPO optimises the same objective; only
 the noise of the opponent's turn leaves the returns. It is exact when the player rolling second is
 ``optimal`` or any best response to the learner (the exploiter), which share values (see
-:mod:`zanzibar_env.agents.turn_end`); :func:`zanzibar_env.train.config.check_config`
+:mod:`zanzibar_env.agents.turn_end`); :func:`zanzibar_env.train.config_checks.check_config`
 refuses configs with other opponents or tables.
 
 How much noise it removes: ``python -m benchmarks.reward_noise`` (seed 0, 100,000 rounds per seat against

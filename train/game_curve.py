@@ -4,33 +4,27 @@
 Reads each run's ``eval.csv`` (written with ``eval_game_exact: true``, :mod:`zanzibar_env.train.game_learn`) and
 draws the exact game exploitability (win probability a best response gains, mean of the two seats)
 against env steps on a log axis, with the same figure for the ``optimal`` bot (round-optimal play,
-computed here exactly for the runs' ruleset and stacks) as a dashed line; prints every row as a
-Markdown table (what ``docs/game_learning.md`` quotes).
+computed here exactly for the runs' ruleset and stacks) as a dashed line
+(:func:`zanzibar_env.train.plots.plot_game_curves`); prints every row as a Markdown table (what
+``docs/game_learning.md`` quotes).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-from zanzibar_env.core.safe_io import atomic_write_bytes, check_output
-
-from zanzibar_env.train.callbacks import read_eval_csv
+from zanzibar_env.core.safe_io import check_output
 from zanzibar_env.train.config import TrainConfig, apply, read_yaml
-from zanzibar_env.train.game_learn import game_figures
-from zanzibar_env.train.plots import FLOOR
+from zanzibar_env.train.exact_eval import game_figures
+from zanzibar_env.train.plots import plot_game_curves
+from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 
 
 def load_run(run_dir: Path) -> tuple[TrainConfig, list[dict[str, float]]]:
     """A run's config and evaluation rows (``ValueError`` unless they hold game figures)."""
-    cfg_path, csv_path = run_dir / "config.yaml", run_dir / "eval.csv"
+    cfg_path, csv_path = run_dir / "config.yaml", run_dir / EVAL_CSV
     if not cfg_path.is_file() or not csv_path.is_file():
         raise ValueError(f"{str(run_dir)!r} is not a run directory (expected config.yaml and eval.csv)")
     rows = read_eval_csv(csv_path)
@@ -50,28 +44,6 @@ def table(labels: list[str], runs: list[list[dict[str, float]]]) -> str:
             ex = " / ".join(f"{r['game_exploit_' + k]:.6f}" for k in ("first", "second", "mean"))
             lines.append(f"| {label} | {int(r['timesteps']):,} | {r['train_seconds']:.0f} | {ex} |")
     return "\n".join(lines)
-
-
-def draw(
-    labels: list[str], runs: list[list[dict[str, float]]], reference: float, out: Path, title: str
-) -> None:
-    """The curves of ``runs`` and the ``optimal`` reference into the PNG ``out``."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, rows in zip(labels, runs, strict=True):
-        steps = [r["timesteps"] for r in rows]
-        ax.plot(steps, [max(r["game_exploit_mean"], FLOOR) for r in rows], marker="o", ms=3, label=label)
-    ax.axhline(reference, color="grey", ls="--", lw=1, label=f"optimal (round play): {reference:.6f}")
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=FLOOR)
-    ax.set_xlabel("env steps (learner decisions)")
-    ax.set_ylabel("game exploitability (win probability)")
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, dpi=100, format="png")
-    plt.close(fig)
-    atomic_write_bytes(out, buf.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,9 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     labels = args.label or [d.name for d in args.runs]
     rows = [r for _, r in loaded]
     reference = game_figures("optimal", ruleset)["game_exploit_mean"]
-    draw(
-        labels, rows, reference, args.out, f"exact game exploitability during training ({ruleset}, 2 players)"
-    )
+    title = f"exact game exploitability during training ({ruleset}, 2 players)"
+    plot_game_curves(labels, rows, reference, args.out, title)
     print(table(labels, rows))
     print(f"optimal (round play): {reference:.6f}; wrote {args.out}")
     return 0

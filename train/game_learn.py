@@ -1,9 +1,7 @@
-"""Learning the full game (``Zanzibar-v1``): exact game figures for the training curve, a game exploiter,
-and imitation of a bot before PPO.
+"""Learning the full game (``Zanzibar-v1``): a game exploiter and imitation of a bot before PPO.
 
-- :func:`game_figures`: the exact game exploitability of a policy (2 players, from the ruleset's
-  starting stacks; :func:`zanzibar_env.agents.exact.game_exploitability`), the columns ``game_*`` that
-  :class:`zanzibar_env.train.callbacks.EvalCallback` writes to ``eval.csv`` when the config has ``eval_game_exact``.
+- the exact game figures of the training curve (the columns ``game_*`` of ``eval.csv`` with
+  ``eval_game_exact``) are :func:`zanzibar_env.train.exact_eval.game_figures`.
 - :class:`GameExploiterAgent`: the exact best response *in the game* to the learner's current greedy
   policy (:func:`zanzibar_env.agents.game_eval.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
 - :func:`pretrain`: supervised imitation of the config's ``pretrain`` bot before PPO. The policy head is
@@ -27,7 +25,6 @@ import numpy as np
 import torch
 
 from zanzibar_env.agents.base import BaseAgent
-from zanzibar_env.agents.exact import game_exploitability
 from zanzibar_env.agents.game_eval import decision_batch, decision_rows, game_best_response
 from zanzibar_env.agents.game_round import GameSpec, Pairs
 from zanzibar_env.agents.ppo_agent import ModelAgent
@@ -38,34 +35,12 @@ from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from zanzibar_env.train.config import TABLE_TEACHER, TrainConfig, table_opponents
+from zanzibar_env.train.config import TrainConfig
+from zanzibar_env.train.config_checks import TABLE_TEACHER, table_opponents
+from zanzibar_env.train.exact_eval import start_stacks
 
 BATCH = 1024  # minibatch of the imitation steps
 LEARNING_RATE = 1e-3  # Adam step size of the imitation (PPO keeps its own optimizer)
-
-
-def start_stacks(ruleset: Ruleset) -> tuple[int, int]:
-    """The 2-player starting stacks of ``ruleset``."""
-    return ruleset.starting_stack, ruleset.starting_stack
-
-
-def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
-    """Exact 2-player game figures of ``agent`` from the starting stacks (win probabilities).
-
-    ``game_exploit_first``/``game_exploit_second``: what a best response gains over the game value
-    against the agent rolling first / second in the first round; ``game_exploit_mean``: their mean;
-    ``game_win_first_vs_optimal_game``/``..._second_...``: the agent's win probability against
-    ``optimal_game`` in that seat.
-    """
-    rules = load_ruleset(ruleset)
-    ex = game_exploitability(agent, rules, start_stacks(rules))
-    return {
-        "game_exploit_first": float(ex["seat0"]),
-        "game_exploit_second": float(ex["seat1"]),
-        "game_exploit_mean": float(ex["average"]),
-        "game_win_first_vs_optimal_game": float(ex["vs_optimal_game_seat0"]),
-        "game_win_second_vs_optimal_game": float(ex["vs_optimal_game_seat1"]),
-    }
 
 
 class GameExploiterAgent(BaseAgent):

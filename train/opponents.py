@@ -1,7 +1,7 @@
 """The opponents of a training run: fixed bots, the self-play checkpoint pool and exact exploiters.
 
 :func:`build_opponents` turns a config's ``opponents``, ``self_play`` and ``exploiter_frac`` into what
-:func:`zanzibar_env.train.sb3_vec.make_sb3_env` takes; the callbacks in
+:func:`zanzibar_env.envs.sb3.make_sb3_env` takes; the callbacks in
 :mod:`zanzibar_env.train.callbacks` keep the pool and
 the exploiters up to date while training.
 """
@@ -123,7 +123,7 @@ def _exploiter(cfg: TrainConfig) -> Any:
 
 @dataclass
 class Opponents:
-    """What :func:`zanzibar_env.train.sb3_vec.make_sb3_env` and the callbacks need to set up a run's opponents."""
+    """What :func:`zanzibar_env.envs.sb3.make_sb3_env` and the callbacks need to set up a run's opponents."""
 
     opponents: Any = None  # one spec for every other seat, or one per seat (no groups)
     groups: list[Any] | None = None  # one opponents spec per env group, or None

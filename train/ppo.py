@@ -4,7 +4,7 @@ Reads like CleanRL, configures like RL Zoo. The config (``train/config.py``; YAM
 default ``configs/ppo_classic_2p.yaml``) picks the env, opponents and hyper-parameters. The learner is
 sb3-contrib ``MaskablePPO`` (``algo: maskable_ppo``, the default: illegal holds are masked out when a
 ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batched vector env through
-:class:`zanzibar_env.train.sb3_vec.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
+:class:`zanzibar_env.envs.sb3.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
 - ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/repro.py)
@@ -36,10 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shlex
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +45,8 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.rules import load_ruleset
-
 from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 
 from zanzibar_env.train.callbacks import (
     EntropyScheduleCallback,
@@ -57,24 +54,21 @@ from zanzibar_env.train.callbacks import (
     ExploiterCallback,
     SelfPlayCallback,
     WeightAverageCallback,
-    read_eval_csv,
 )
 from zanzibar_env.train.config import (
     TrainConfig,
     apply,
-    check_config,
     describe_fields,
     load_config,
     read_yaml,
     save_config,
-    seat_split,
 )
+from zanzibar_env.train.config_checks import check_config, seat_split
 from zanzibar_env.train.faults import SignalGuard, StopOnSignal, save_model
 from zanzibar_env.train.features import ZanzibarFeatures
-from zanzibar_env.train.opponents import build_opponents
+from zanzibar_env.train.opponents import Opponents, build_opponents
 from zanzibar_env.train.plots import plot_eval_csv
-from zanzibar_env.train.repro import environment
-from zanzibar_env.train.sb3_vec import SB3VecEnv, make_sb3_env
+from zanzibar_env.train.runs import EVAL_CSV, eval_rows, new_run, record_environment
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -222,58 +216,6 @@ def _linear(start: float) -> Any:
     return schedule
 
 
-def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
-    """Create ``<runs_dir>/<env-id>__<exp-name>__<seed>__<unix-time>/`` and save the resolved config."""
-    runs = Path(cfg.runs_dir)
-    if runs.exists() and not runs.is_dir():
-        raise ValueError(f"config key 'runs_dir': {cfg.runs_dir!r} is not a directory")
-    run_dir = runs / f"{cfg.run_name_prefix}__{int(time.time())}"
-    while run_dir.exists():  # two runs in the same second
-        run_dir = run_dir.with_name(run_dir.name + "_")
-    try:
-        run_dir.mkdir(parents=True)
-    except OSError as e:
-        raise ValueError(f"cannot create the run directory {str(run_dir)!r} ({e.strerror})") from None
-    save_config(cfg, run_dir / "config.yaml")
-    meta = {"command": command_line(argv), "git_commit": git_commit(), "started_unix": int(time.time())}
-    atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2))
-    return run_dir
-
-
-def record_environment(run_dir: Path, resume: bool) -> None:
-    """Write what the run depends on (versions, torch's CPU kernels and threads; :mod:`zanzibar_env.train.repro`) to
-    ``environment.json``, or for a resumed session to ``environment_resumed.json`` (the latest one)."""
-    from zanzibar_env.train import KERNELS_PINNED
-
-    env = {**environment(), "kernels_pinned_before_torch": KERNELS_PINNED}
-    name = "environment_resumed.json" if resume else "environment.json"
-    atomic_write_text(run_dir / name, json.dumps(env, indent=2) + "\n")
-
-
-def command_line(argv: list[str]) -> str:
-    """``python -m train.ppo ARGS`` for the arguments ``argv`` (shell-quoted)."""
-    return " ".join(["python -m train.ppo", *(shlex.quote(a) for a in argv)])
-
-
-def git_commit() -> str:
-    """The repository's HEAD commit (with ``-dirty`` if tracked files differ), or ``unknown``."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = (
-            subprocess.run(
-                ["git", "diff", "--quiet", "HEAD", "--", "train", "configs", "zanzibar_env", "agents"],
-                cwd=root,
-            ).returncode
-            != 0
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
-
-
 def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     """The saved config of ``run_dir`` with ``--set`` overrides (e.g. a larger ``total_timesteps``).
 
@@ -292,8 +234,7 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     if changed:
         raise ValueError(f"--resume cannot change {changed}: they describe the saved model, env or eval.csv")
     load_sb3(run_dir / "model.zip")  # refuse a damaged checkpoint before anything changes
-    if (run_dir / "eval.csv").is_file():
-        read_eval_csv(run_dir / "eval.csv")  # and a damaged evaluation history
+    eval_rows(run_dir)  # and a damaged evaluation history
     if cfg != saved:
         save_config(cfg, run_dir / "config.yaml")
     return cfg
@@ -320,30 +261,10 @@ def train(
     env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(cfg, env, run_dir)
     if resume:
-        from zanzibar_env.agents.sb3_model import load_sb3
-
-        model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
-        model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
+        _restore(model, cfg, run_dir)
     elif cfg.pretrain is not None:
-        from zanzibar_env.train.game_learn import pretrain
-
-        figures = pretrain(model, cfg)
-        atomic_write_text(
-            run_dir / "pretrain.json", json.dumps({"teacher": cfg.pretrain, **figures}, indent=2)
-        )
-        print(f"imitated {cfg.pretrain}: accuracy {figures['accuracy']:.4f} in {figures['seconds']} s")
-    wall = _previous_train_seconds(run_dir) if resume else 0.0
-    evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
-    callbacks: list[Any] = [StopOnSignal(guard)]
-    if cfg.average_from > 0:  # before the evaluator: the run's last evaluation scores the average
-        callbacks.append(WeightAverageCallback(cfg, guard))
-    callbacks += [evaluator, *extra_callbacks]
-    if opp.pool is not None:
-        callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
-    if opp.exploiter is not None:
-        callbacks.append(ExploiterCallback(cfg, opp.exploiter))
-    if cfg.ent_schedule == "linear":
-        callbacks.append(EntropyScheduleCallback(cfg))
+        _pretrain(model, cfg, run_dir)
+    evaluator, callbacks = _callbacks(cfg, run_dir, resume, guard, opp, extra_callbacks)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0 and not guard.caught:
         model.learn(
@@ -358,11 +279,46 @@ def train(
     return model, evaluator
 
 
-def _previous_train_seconds(run_dir: Path) -> float:
-    """Training seconds of the earlier sessions of a resumed run (from its ``eval.csv``)."""
-    path = run_dir / "eval.csv"
-    rows = read_eval_csv(path) if path.is_file() else []
-    return rows[-1]["train_seconds"] if rows else 0.0
+def _restore(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    """Give a rebuilt model the saved weights, optimizer state and step count of ``run_dir``."""
+    from zanzibar_env.agents.sb3_model import load_sb3
+
+    model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
+    model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
+
+
+def _pretrain(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
+    """Imitate ``cfg.pretrain`` before PPO (:mod:`zanzibar_env.train.game_learn`); figures to ``pretrain.json``."""
+    from zanzibar_env.train.game_learn import pretrain
+
+    figures = pretrain(model, cfg)
+    atomic_write_text(run_dir / "pretrain.json", json.dumps({"teacher": cfg.pretrain, **figures}, indent=2))
+    print(f"imitated {cfg.pretrain}: accuracy {figures['accuracy']:.4f} in {figures['seconds']} s")
+
+
+def _callbacks(
+    cfg: TrainConfig,
+    run_dir: Path,
+    resume: bool,
+    guard: SignalGuard,
+    opp: Opponents,
+    extra: tuple[Any, ...],
+) -> tuple[EvalCallback, list[Any]]:
+    """The evaluator and every SB3 callback of a run, in the order they run."""
+    rows = eval_rows(run_dir) if resume else []
+    wall = rows[-1]["train_seconds"] if rows else 0.0  # training seconds of the earlier sessions
+    evaluator = EvalCallback(cfg, run_dir, wall_offset=wall, guard=guard)
+    callbacks: list[Any] = [StopOnSignal(guard)]
+    if cfg.average_from > 0:  # before the evaluator: the run's last evaluation scores the average
+        callbacks.append(WeightAverageCallback(cfg, guard))
+    callbacks += [evaluator, *extra]
+    if opp.pool is not None:
+        callbacks.append(SelfPlayCallback(cfg, run_dir, opp.pool))
+    if opp.exploiter is not None:
+        callbacks.append(ExploiterCallback(cfg, opp.exploiter))
+    if cfg.ent_schedule == "linear":
+        callbacks.append(EntropyScheduleCallback(cfg))
+    return evaluator, callbacks
 
 
 def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
@@ -420,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return guard.exit_code
-    plot_eval_csv(run_dir / "eval.csv", run_dir / "learning_curve.png", title=run_dir.name)
+    plot_eval_csv(run_dir / EVAL_CSV, run_dir / "learning_curve.png", title=run_dir.name)
     report(cfg, run_dir, evaluator)
     return 0
 

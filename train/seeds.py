@@ -25,7 +25,7 @@ from typing import Any
 
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 
-from zanzibar_env.train.callbacks import read_eval_csv
+from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 from zanzibar_env.train.config import load_config, parse_override
 
 #: The columns summarised, with their labels.
@@ -102,7 +102,7 @@ def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return {"seed": seed, "error": f"exit {proc.returncode}: {tail}"}
     run_dir = Path(lines[-1].removeprefix("run directory: "))
-    last = read_eval_csv(run_dir / "eval.csv")[-1]
+    last = read_eval_csv(run_dir / EVAL_CSV)[-1]
     out: dict[str, Any] = {"seed": seed, "run_dir": str(run_dir), "wall_seconds": round(wall, 1)}
     out.update(
         {k: last[k] for k in ("timesteps", "train_seconds", *[c for c, _ in COLUMNS[:3]]) if k in last}

@@ -42,9 +42,10 @@ from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
 
-from zanzibar_env.train.callbacks import read_eval_csv
-from zanzibar_env.train.config import TrainConfig, apply, check_config, load_config
-from zanzibar_env.train.ray_tournament import ray_session
+from zanzibar_env.train.runs import eval_rows
+from zanzibar_env.train.config import TrainConfig, apply, load_config
+from zanzibar_env.train.config_checks import check_config
+from zanzibar_env.train.tournament.ray_backend import ray_session
 
 DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
 #: keys a best config takes from the base config rather than from the trial (where and how it runs)
@@ -145,8 +146,7 @@ class TuneReport(BaseCallback):
         self.reported = len(self._rows())
 
     def _rows(self) -> list[dict[str, float]]:
-        path = self.run_dir / "eval.csv"
-        return read_eval_csv(path) if path.is_file() else []
+        return eval_rows(self.run_dir)
 
     def _on_step(self) -> bool:
         return True
@@ -170,7 +170,8 @@ class TuneReport(BaseCallback):
 
 def run_trial(params: dict[str, Any], sweep: SweepConfig, sweep_dir: Path) -> None:
     """One trial (in a Ray worker): a new zanzibar_env.train.ppo run, or the trial's run resumed from its checkpoint."""
-    from zanzibar_env.train.ppo import new_run, resume_config, train
+    from zanzibar_env.train.ppo import resume_config, train
+    from zanzibar_env.train.runs import new_run
 
     tune = _tune()
     checkpoint = tune.get_checkpoint()

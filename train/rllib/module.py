@@ -1,4 +1,5 @@
-"""The RLlib module of :mod:`zanzibar_env.train.rllib_train`: PPO's default torch module with the action mask applied.
+"""The RLlib module of :mod:`zanzibar_env.train.rllib.ppo`: PPO's default torch module with the action mask
+applied.
 
 The PettingZoo env observes ``{"observation": ..., "action_mask": ...}`` (PettingZoo's convention).
 The module builds RLlib's default PPO networks (actor and critic encoders, logits and value heads) for

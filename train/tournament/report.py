@@ -1,6 +1,5 @@
-"""Tournament output: the results table (rich), ``games.csv``, ``results.json`` and ``tournament.png``.
-
-Split from :mod:`zanzibar_env.train.tournament`, which plays the games and computes the statistics.
+"""Tournament output: the results table (rich), ``games.csv``, ``results.json``, ``run.json`` and
+``tournament.png`` (drawn by :func:`zanzibar_env.train.plots.plot_tournament`).
 """
 
 from __future__ import annotations
@@ -12,22 +11,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-import zanzibar_env as zz
-from zanzibar_env.core.safe_io import atomic_write_bytes, atomic_write_text
+from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.train.plots import plot_tournament
+from zanzibar_env.train.tournament.stats import result_unit
 
 if TYPE_CHECKING:
-    from zanzibar_env.train.tournament import TournamentResult
-
-
-def _unit(ruleset_name: str, short: bool = False) -> str:
-    stake = zz.load_ruleset(ruleset_name).stake
-    if stake == "penalty":
-        return "penalty points avoided / round" if short else "minus penalty points (points per round)"
-    if short:
-        return "net chips given / round" if stake == "chips" else "lives change / round"
-    return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"
+    from zanzibar_env.train.tournament.play import TournamentResult
 
 
 def _how(run: dict) -> str:
@@ -48,7 +37,7 @@ def print_table(result: TournamentResult) -> None:
         title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
         f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}"
     )
-    unit = _unit(c["ruleset"], short=True)
+    unit = result_unit(c["ruleset"], short=True)
     for head in (
         "agent",
         "games",
@@ -117,43 +106,6 @@ def write_csv(result: TournamentResult, path: Path) -> None:
     atomic_write_text(path, f.getvalue())
 
 
-def plot(result: TournamentResult, path: Path) -> None:
-    """A two-panel figure: win rate and result per round, with 95% error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    c, s = result.config, result.summary
-    y = np.arange(len(s))[::-1]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 0.5 * len(s) + 1.8), sharey=True, constrained_layout=True)
-    panels = [
-        (
-            [a.win_rate * 100 for a in s],
-            [a.win_ci * 100 for a in s],
-            "win rate (% of games)",
-            100 / c["players"],
-        ),
-        ([a.per_round for a in s], [a.per_round_ci for a in s], _unit(c["ruleset"]), 0),
-    ]
-    for ax, (x, err, label, ref) in zip(axes, panels, strict=True):
-        ax.errorbar(x, y, xerr=err, fmt="o", color="black", ecolor="0.3", capsize=3, ms=5)
-        ax.axvline(ref, color="0.6", ls="--", lw=0.8)
-        ax.set_xlabel(label)
-        ax.grid(axis="x", color="0.9")
-    axes[0].set_yticks(y, [a.name for a in s])
-    axes[0].set_ylabel("agent")
-    fig.suptitle(
-        f"Zanzibar tournament: {c['ruleset']}, {c['players']} players, {c['games']} games "
-        "(duplicate format)\nbars: 95% CI; dashed: chance win rate and zero net chips",
-        fontsize=10,
-    )
-    buf = io.BytesIO()
-    fig.savefig(buf, dpi=200, format="png")
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-
-
 #: The files a tournament writes to ``--out`` (anything else in the directory is left alone).
 OUTPUT_FILES = ("games.csv", "results.json", "run.json", "tournament.png", "games.jsonl")
 
@@ -197,11 +149,8 @@ def write_outputs(result: TournamentResult, out: Path, save_games: bool = False)
     doc = {"config": result.config, "summary": summary, "games": result.games}
     atomic_write_text(out / "results.json", json.dumps(doc, indent=1))
     atomic_write_text(out / "run.json", json.dumps(result.run, indent=1))
-    plot(result, out / "tournament.png")
+    plot_tournament(result, out / "tournament.png")
     if save_games:
         atomic_write_text(out / "games.jsonl", "".join(rec.to_json() + "\n" for rec in result.records))
     else:
         (out / "games.jsonl").unlink(missing_ok=True)
-
-
-# ---- command line ---------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Tournament statistics: per-agent win rate and result per round with cluster intervals, ratings.
 
-See :mod:`zanzibar_env.train.tournament` for what each figure means; this module computes them from the game rows.
+See :mod:`zanzibar_env.train.tournament` for what each figure means; this module computes them from the
+game rows.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+import zanzibar_env as zz
 
 Z95 = 1.959963984540054
 
@@ -100,3 +103,13 @@ def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
             )
         )
     return sorted(out, key=lambda a: -a.rating)
+
+
+def result_unit(ruleset_name: str, short: bool = False) -> str:
+    """What the result per round counts under a ruleset's stake (``short``: for a table heading)."""
+    stake = zz.load_ruleset(ruleset_name).stake
+    if stake == "penalty":
+        return "penalty points avoided / round" if short else "minus penalty points (points per round)"
+    if short:
+        return "net chips given / round" if stake == "chips" else "lives change / round"
+    return "net chips given away (chips per round)" if stake == "chips" else "lives change (lives per round)"

@@ -1,10 +1,11 @@
-"""Tournaments on Ray: the deals of :mod:`zanzibar_env.train.tournament` spread over Ray tasks (``--backend ray``).
+"""The Ray backend: the deals of a tournament spread over Ray tasks (``--backend ray``).
 
 The scheme is the tournament's own: deal ``d`` is a pure function of ``(seed, d)`` (its line-up, dice
-seed and agent seeds come from :func:`zanzibar_env.train.tournament.deal_plan`, agents are reseeded before every
-game), so *where* a deal is played changes nothing. This module only decides where: deals are cut into
-chunks of consecutive deals, one Ray task per chunk, and the chunks' results are handed back in deal
-order, so ``games.csv`` and ``results.json`` are those of ``--jobs 1``, bit for bit.
+seed and agent seeds come from :func:`~zanzibar_env.train.tournament.deals.deal_plan`, agents are
+reseeded before every game), so *where* a deal is played changes nothing. This module only decides
+where: deals are cut into chunks of consecutive deals, one Ray task per chunk, each playing its deals
+with :func:`~zanzibar_env.train.tournament.deals.play_deal`, and the chunks' results are handed back
+in deal order, so ``games.csv`` and ``results.json`` are those of ``--jobs 1``, bit for bit.
 
 Faults: a task whose worker process dies (killed, out of memory, node lost) is re-run by Ray
 (``max_retries``); the re-run plays the same deals from the same seeds, and a chunk's result is taken
@@ -23,12 +24,10 @@ import uuid
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zanzibar_env.extras import requires_extra
-
-if TYPE_CHECKING:
-    from zanzibar_env.train.tournament import _Context
+from zanzibar_env.train.tournament.deals import DealContext, DealGames, play_deal
 
 #: times Ray re-runs a task whose worker died (a system failure); agent errors are not retried
 MAX_RETRIES = 3
@@ -73,21 +72,18 @@ def chunk_size(deals: int, cpus: int) -> int:
     return max(1, min(64, deals // max(1, cpus * 8)))
 
 
-def _play_chunk(ctx_box: list[Any], key: str, start: int, stop: int) -> list[list[tuple[dict, Any]]]:
+def _play_chunk(ctx_box: list[Any], key: str, start: int, stop: int) -> list[DealGames]:
     """Play deals ``start..stop-1`` (runs in a Ray worker; ``ctx_box`` holds the context's ref)."""
-    from zanzibar_env.train import tournament
-
     ctx = _WORKER_CTX.get(key)
     if ctx is None:
         ray = import_ray()
         ctx = ray.get(ctx_box[0])
         _WORKER_CTX.clear()  # one tournament's agents at a time
         _WORKER_CTX[key] = ctx
-    tournament._init_worker(ctx)
-    return [tournament._play_deal(d) for d in range(start, stop)]
+    return [play_deal(ctx, d) for d in range(start, stop)]
 
 
-def run_deals_ray(ctx: _Context, deals: int) -> Iterator[list[tuple[dict, Any]]]:
+def run_deals_ray(ctx: DealContext, deals: int) -> Iterator[DealGames]:
     """Every deal's games, in deal order, played by Ray tasks on the connected cluster."""
     ray = import_ray()
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -1,10 +1,10 @@
-"""Self-play PPO on the PettingZoo env with RLlib: ``python -m train.rllib_train [--config P] [--set k=v]``.
+"""Self-play PPO on the PettingZoo env with RLlib: ``python -m train.rllib [--config P] [--set k=v]``.
 
-Runs in the RLlib venv (``make setup-rllib``; ``.venv-rllib/bin/python -m train.rllib_train``): RLlib
+Runs in the RLlib venv (``make setup-rllib``; ``.venv-rllib/bin/python -m train.rllib``): RLlib
 pins gymnasium 1.2.2, the project's lock 1.4.0 (``requirements-rllib.lock`` says why). RLlib's new API
 stack: the AEC env ``zanzibar_v1`` (:mod:`zanzibar_env.envs.multiagent`) through RLlib's
 ``PettingZooEnv``, every seat mapped to one shared module (self-play with shared parameters), the
-module :class:`zanzibar_env.train.rllib_module.MaskedPPOModule` (illegal holds masked in every forward pass).
+module :class:`zanzibar_env.train.rllib.module.MaskedPPOModule` (illegal holds masked in every forward pass).
 ``--address`` joins a Ray cluster (env runners spread over it); without it a local Ray starts.
 
 Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``: ``config.yaml`` (resolved),
@@ -30,6 +30,7 @@ import numpy as np
 import yaml
 
 from zanzibar_env.train.config import parse_override
+from zanzibar_env.train.runs import make_run_dir
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
@@ -103,7 +104,7 @@ def algo_config(cfg: RLlibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from zanzibar_env.train.rllib_module import MaskedPPOModule
+    from zanzibar_env.train.rllib.module import MaskedPPOModule
 
     register_env("zanzibar_v1", lambda _: make_env(cfg))
     model = {"fcnet_hiddens": list(cfg.net_arch), "fcnet_activation": cfg.activation}
@@ -139,7 +140,7 @@ def export_policy(module: Any, cfg: RLlibConfig, run_dir: Path) -> float:
     from ray.rllib.core.columns import Columns
 
     from zanzibar_env.agents.rllib_agent import RLlibAgent
-    from zanzibar_env.train.rllib_module import actor_layers
+    from zanzibar_env.train.rllib.module import actor_layers
 
     layers = actor_layers(module)
     arrays: dict[str, Any] = {}
@@ -182,10 +183,7 @@ def _log_row(path: Path, it: int, result: dict[str, Any], seconds: float) -> Non
 
 def new_run_dir(cfg: RLlibConfig) -> Path:
     """``<runs_dir>/zanzibar_v1__<exp_name>__<seed>__<unix-time>/`` with the resolved config."""
-    run_dir = Path(cfg.runs_dir) / f"zanzibar_v1__{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-    while run_dir.exists():
-        run_dir = run_dir.with_name(run_dir.name + "_")
-    run_dir.mkdir(parents=True)
+    run_dir = make_run_dir(cfg.runs_dir, f"zanzibar_v1__{cfg.exp_name}__{cfg.seed}")
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
     return run_dir
 
@@ -228,7 +226,7 @@ def train(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.rllib_train", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m train.rllib", description=__doc__.splitlines()[0])
     p.add_argument("--config", default=None, help="YAML (default configs/rllib_ppo_2p.yaml)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")

@@ -1,0 +1,7 @@
+"""``python -m train.rllib`` (from a checkout, in the RLlib venv) and ``python -m zanzibar_env.train.rllib``."""
+
+import sys
+
+from zanzibar_env.train.rllib.ppo import main
+
+sys.exit(main())

@@ -1,0 +1,53 @@
+"""Tournaments in duplicate format: ``python -m train.tournament --agents random,greedy,escape --players 4``.
+
+Scheme. Games come in *deals*. Deal ``d`` draws, from ``SeedSequence([seed, d])``, a line-up of
+``players`` agents (the whole list in order when it has exactly ``players`` names; a seeded choice
+without replacement when it has more; the list repeated in order when it has fewer) and one dice seed.
+The deal is played ``players`` times, once per seat rotation: in rotation ``r`` seat ``s`` holds
+line-up agent ``(s + r) % players``, and every rotation replays the same dice stream (``RandomDice``
+from the deal's seed), so each agent meets the same luck from every seat and luck largely cancels.
+Agents are reseeded from ``(seed, d, line-up position)`` before every game, so a game depends only
+on ``(seed, d, r)`` and ``--jobs N`` or ``--backend ray`` (deals as Ray tasks on a cluster,
+:mod:`~zanzibar_env.train.tournament.ray_backend`) give exactly the results of ``--jobs 1``.
+``--games`` is rounded up to a whole number of deals.
+
+Statistics, per agent: win rate (a game won by k players at once counts 1/k to each), result per
+round (chip rulesets: chips given away minus chips received; lives rulesets: lives change; higher is
+better), each as a ratio over all the agent's seats with a 95% interval that treats deals as
+independent clusters (delta method); mean finishing place; and an openskill Plackett-Luce rating
+updated game by game, in game order, from the finishing places (chips: winners, then fewest chips;
+lives: winners, then most lives, then latest elimination). Output (``--out``): ``games.csv`` (one
+row per game and seat), ``results.json`` (config, summary, every game: the same whatever the backend),
+``run.json`` (how it ran: backend, jobs, games/s), ``tournament.png``, and with ``--save-games``
+``games.jsonl`` (:meth:`GameRecord.save`).
+
+The package, one concept a module: :mod:`~zanzibar_env.train.tournament.deals` (a deal's plan and
+play: the interface every backend plays through), :mod:`~zanzibar_env.train.tournament.local` and
+:mod:`~zanzibar_env.train.tournament.ray_backend` (the backends),
+:mod:`~zanzibar_env.train.tournament.play` (plan, play, run), :mod:`~zanzibar_env.train.tournament.stats`
+(the statistics), :mod:`~zanzibar_env.train.tournament.report` (table and files) and
+:mod:`~zanzibar_env.train.tournament.cli` (the command). The names below are the public API.
+"""
+
+import sys
+
+if __name__ == "train.tournament":  # `python -m train.tournament` from a checkout (see zanzibar_env.train)
+    import zanzibar_env.train.tournament as _installed
+
+    sys.modules[__name__] = _installed
+else:
+    from zanzibar_env.train.tournament.cli import build_parser, main
+    from zanzibar_env.train.tournament.deals import DealContext, DealGames, deal_plan, play_deal
+    from zanzibar_env.train.tournament.play import (
+        BACKENDS,
+        Plan,
+        TournamentResult,
+        plan_tournament,
+        play_tournament,
+        run_tournament,
+    )
+    from zanzibar_env.train.tournament.stats import AgentSummary, ratio_ci, summarise
+
+    __all__ = ["BACKENDS", "AgentSummary", "DealContext", "DealGames", "Plan", "TournamentResult"]
+    __all__ += ["build_parser", "deal_plan", "main", "plan_tournament", "play_deal", "play_tournament"]
+    __all__ += ["ratio_ci", "run_tournament", "summarise"]

@@ -1,0 +1,7 @@
+"""``python -m train.tournament`` (from a checkout) and ``python -m zanzibar_env.train.tournament``."""
+
+import sys
+
+from zanzibar_env.train.tournament.cli import main
+
+sys.exit(main())
