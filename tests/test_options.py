@@ -122,6 +122,60 @@ def test_penalty_with_points_by_the_top_hand_and_handicap_stacks() -> None:
     assert game.final_stacks == [0, 9] and game.winners == [0]
 
 
+def test_penalty_limit_ends_the_game_in_the_round_a_seat_reaches_it() -> None:
+    rules = zz.load_ruleset("penalty", num_rounds=None, penalty_limit=2)
+    # The seed's other reading: no fixed length; the game ends after the round in which someone reaches
+    # 2 points. Same dice as the 3-round game above: round 1 seat 1 +1 -> [0, 1]; round 2 seat 0 +1 ->
+    # [1, 1] (nobody at 2 yet, the game goes on); round 3 seat 0 +1 -> [2, 1]: seat 0 reached the limit,
+    # the game ends (terminated) and seat 1, with the fewest points, wins.
+    dice = [5, 5, 6, 2, 3, 5, 1, 3, 5, 6, 6, 1, 2, 2, 2, 3, 4, 6]
+    game = zz.play_game(rules, dice=dice)
+    assert [r.stacks_after for r in game.rounds] == [[0, 1], [1, 1], [2, 1]]
+    assert game.winners == [1] and not game.truncated
+
+
+def test_penalty_limit_and_num_rounds_whichever_comes_first() -> None:
+    # Rounds as above. With num_rounds 2 and limit 2 the 2 rounds come first: [1, 1], a shared win.
+    dice = [5, 5, 6, 2, 3, 5, 1, 3, 5, 6, 6, 1, 2, 2, 2, 3, 4, 6]
+    game = zz.play_game(zz.load_ruleset("penalty", num_rounds=2, penalty_limit=2), dice=dice)
+    assert game.final_stacks == [1, 1] and game.winners == [0, 1]
+    # With num_rounds 5 and limit 1 the limit comes first: seat 1 has 1 point after round 1, seat 0 wins.
+    game = zz.play_game(zz.load_ruleset("penalty", num_rounds=5, penalty_limit=1), dice=dice)
+    assert len(game.rounds) == 1 and game.final_stacks == [0, 1] and game.winners == [0]
+    # Points by the top hand can pass the limit: 6-6-6 on top costs 1-2-3 six points, past a limit of 3.
+    game = zz.play_game(
+        zz.load_ruleset("penalty", num_rounds=None, penalty_limit=3, **LIVES_BY_TOP), dice=[6, 6, 6, 1, 2, 3]
+    )
+    assert game.final_stacks == [0, 6] and game.winners == [0]
+
+
+def test_penalty_limit_scales_the_observation_to_the_most_points_a_seat_can_hold() -> None:
+    # limit - 1 points, then one round's most: 10 + 1 with one point a round; 10 + 6 by the top hand.
+    assert zz.load_ruleset("penalty", num_rounds=None, penalty_limit=11).stack_scale == 11
+    assert zz.load_ruleset("penalty", num_rounds=None, penalty_limit=11, **LIVES_BY_TOP).stack_scale == 16
+    assert zz.load_ruleset("penalty", num_rounds=3, penalty_limit=11).stack_scale == 3  # the rounds bind
+
+
+def test_the_round_winner_can_lose_the_rolloff_and_still_rolls_first_next() -> None:
+    rules = zz.load_ruleset("classic", starting_stack=20)
+    # Both stop on 2-3-5 (10 points): seat 0 reached it first and leads (RULES.md §2), and both tie for
+    # lowest. Roll-off: seat 0 throws 1-1-2 (202 points), seat 1 throws 1-1-3 (203): seat 0 loses the
+    # roll-off, so the round's winner is its loser; seat 1 pays it by the highest hand (points: 1 chip).
+    # Round 2 starts with seat 0, the winner: it throws 4-5-6 and stops, seat 1 stops on 1-1-1.
+    dice = [2, 3, 5, 2, 3, 5, 1, 1, 2, 1, 1, 3, 4, 5, 6, 1, 1, 1]
+    game = zz.play_game(rules, dice=dice, max_rounds=2)
+    first = game.rounds[0]
+    assert first.winner == 0 and first.losers == [0] and first.transfers == [1, -1]
+    assert game.rounds[1].starting_seat == 0
+
+
+def test_the_first_round_starts_with_first_seat() -> None:
+    rules = zz.load_ruleset("classic")
+    game = zz.play_game(rules, num_players=3, dice=[4, 5, 6, 1, 1, 1, 2, 2, 2], first_seat=2, max_rounds=1)
+    # Seat 2 rolls first (4-5-6, one roll, which caps the others at one), then seats 0 and 1.
+    assert game.rounds[0].starting_seat == 2 and game.rounds[0].winner == 2
+
+
 def test_penalty_max_rounds_truncates_before_num_rounds() -> None:
     rules = zz.load_ruleset("penalty", num_rounds=5, max_rounds=1)
     # Seat 0 5-5-5, seat 1 1-2-3: seat 1 +1; then the cap of 1 round cuts the game: no winners.

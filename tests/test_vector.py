@@ -79,6 +79,7 @@ RULESETS = {
         lives_table={"zanzibar": 0, "three_of_a_kind": "face", "pair": 1, "sum": 1},
         tie_rule="rolloff",
     ),
+    "penalty_limit": load_ruleset("penalty", num_rounds=None, penalty_limit=3),
     "best": load_ruleset("classic", final_hand="best", starting_stack=6),
     "best_lives": load_ruleset("lives", final_hand="best", first_roller_sets_limit=True, starting_stack=3),
 }

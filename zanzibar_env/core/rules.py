@@ -122,6 +122,7 @@ class Ruleset:
     instant_zanzibar: str = "off"  # what a top hand does at once: "off", "no_loss", "worst_so_far_loses"
     final_hand: str = "last"  # a turn's hand: "last" throw, or "best" throw of the turn
     num_rounds: int | None = None  # "penalty" stake: the game's fixed number of rounds (else None)
+    penalty_limit: int | None = None  # "penalty" stake: the game ends once a player has this many points
     max_rounds: int | None = None  # truncate the game after this many rounds (None = no cap)
 
     def __post_init__(self) -> None:
@@ -174,11 +175,14 @@ class Ruleset:
     @property
     def stack_scale(self) -> int:
         """What the observation divides stacks by: ``starting_stack`` for chips and lives; for ``penalty``
-        the most points one player can take in the game (``num_rounds`` times the most per round)."""
+        the most points one player can take in the game from 0: ``num_rounds`` times the most per round,
+        or with ``penalty_limit`` one round's most past ``penalty_limit - 1`` (the smaller if both)."""
         if self.stake != "penalty":
             return self.starting_stack
-        assert self.num_rounds is not None
-        return self.num_rounds * max(1, *self.lives_by_rank)
+        most = max(1, *self.lives_by_rank)
+        by_rounds = self.num_rounds * most if self.num_rounds is not None else None
+        by_limit = self.penalty_limit - 1 + most if self.penalty_limit is not None else None
+        return min(s for s in (by_rounds, by_limit) if s is not None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> Ruleset:
@@ -229,7 +233,7 @@ def _validate(r: Ruleset) -> None:
         _check_int(key, getattr(r, key), lo, hi)
     for key in ("holds_allowed", "first_roller_sets_limit"):
         _check_type(key, getattr(r, key), bool, "true or false")
-    for key, hi in (("max_rounds", 0), ("num_rounds", _MAX_NUM_ROUNDS)):
+    for key, hi in (("max_rounds", 0), ("num_rounds", _MAX_NUM_ROUNDS), ("penalty_limit", _MAX_NUM_ROUNDS)):
         value = getattr(r, key)
         if value is not None:
             what = "null or a positive integer" + (f" up to {hi}" if hi else "")
@@ -299,8 +303,9 @@ def _validate_stake(r: Ruleset) -> None:
         )
     if r.stake != "penalty":
         _check_int("starting_stack", r.starting_stack, 1, 10_000)
-        if r.num_rounds is not None:
-            raise ValueError("option 'num_rounds' is only for stake 'penalty' (use 'max_rounds' to truncate)")
+        for key in ("num_rounds", "penalty_limit"):
+            if getattr(r, key) is not None:
+                raise ValueError(f"option {key!r} is only for stake 'penalty' (use 'max_rounds' to truncate)")
         return
     _check_type("starting_stack", r.starting_stack, int, "0 with stake 'penalty'")
     if r.starting_stack != 0:
@@ -308,11 +313,12 @@ def _validate_stake(r: Ruleset) -> None:
             "option 'starting_stack' must be 0 with stake 'penalty' (points count up from 0), "
             f"got {r.starting_stack!r}"
         )
-    if r.num_rounds is None:
+    if r.num_rounds is None and r.penalty_limit is None:
         raise ValueError(
-            f"stake 'penalty' needs option 'num_rounds' (1..{_MAX_NUM_ROUNDS}), the game's length"
+            f"stake 'penalty' needs option 'num_rounds' (1..{_MAX_NUM_ROUNDS}, the game's length) or "
+            f"'penalty_limit' (1..{_MAX_NUM_ROUNDS}, the points that end it), or both"
         )
-    if r.max_rounds is not None and r.max_rounds >= r.num_rounds:
+    if r.num_rounds is not None and r.max_rounds is not None and r.max_rounds >= r.num_rounds:
         raise ValueError(
             f"option 'max_rounds' must be null or below num_rounds={r.num_rounds} with stake 'penalty' "
             f"(the game ends after num_rounds anyway), got {r.max_rounds!r}"

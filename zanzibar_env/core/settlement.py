@@ -142,14 +142,18 @@ def game_winners(
 ) -> tuple[list[Number], Number]:
     """``(winners, over)`` after the game's ``rounds``-th round: chips: every seat at 0 chips wins;
     lives: the last seat with lives wins, and if everyone left went out in this round, those of them (who
-    rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, the fewest points
-    win (ties share)."""
+    rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, or once a seat has
+    ``penalty_limit`` points (whichever the ruleset sets, the first if both), the fewest points win (ties
+    share)."""
     over: Number = False
     if ruleset.stake == "penalty":
-        over = rounds >= ruleset.num_rounds
+        if ruleset.num_rounds is not None:
+            over = rounds >= ruleset.num_rounds
         least: Number = _BIG
         for a in after:
             least = _least(a, least)
+            if ruleset.penalty_limit is not None:
+                over = over | (a >= ruleset.penalty_limit)
         return [over & (a == least) for a in after], over
     if ruleset.stake == "chips":
         won = [a == 0 for a in after]

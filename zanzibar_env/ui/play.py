@@ -153,7 +153,11 @@ class Session:
         goal = {
             "chips": "lose all your chips first",
             "lives": "be the last one with lives",
-            "penalty": f"take the fewest penalty points in {rules.num_rounds} rounds",
+            "penalty": "take the fewest penalty points"
+            + (f" in {rules.num_rounds} rounds" if rules.num_rounds is not None else "")
+            + (
+                f" (the game ends at {rules.penalty_limit} points)" if rules.penalty_limit is not None else ""
+            ),
         }[rules.stake]
         limit = (
             f"up to {rules.max_rolls} rolls; the first roller's count sets everyone's limit"
