@@ -67,7 +67,7 @@ def test_game_best_response_matches_exploitability() -> None:
     opt = game_best_response("optimal_game", "classic", stacks)
     assert opt.value_second == pytest.approx(1 - ex["game_value_seat0"], abs=1e-9)
     with pytest.raises(ValueError, match="not a state"):
-        opt.tables(load_ruleset("classic"), 3, 3)
+        opt.policy.tables(load_ruleset("classic"), 3, 3)  # type: ignore[attr-defined]
 
 
 def test_exact_decisions_are_every_decision_with_the_teacher_action() -> None:
