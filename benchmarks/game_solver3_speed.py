@@ -1,4 +1,4 @@
-"""How far the 3-player game solver (:mod:`zanzibar_env.agents.game_solver3`) gets on one core.
+"""How far the 3-player game solver (:mod:`zanzibar_env.agents.exact.game3`) gets on one core.
 
 ``OMP_NUM_THREADS=1 python -m benchmarks.game_solver3_speed [--totals 3 4 5 6 7] [--budget 600]`` solves
 ``classic`` with 3 players for each chip total in turn (value iteration to 1e-12) and prints the number of
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from zanzibar_env.agents.game_solver3 import solve_game3
+from zanzibar_env.agents.exact.game3 import solve_game3
 from zanzibar_env.core.rules import load_ruleset
 
 

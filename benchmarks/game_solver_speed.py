@@ -18,9 +18,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from zanzibar_env.agents import game_solver
-from zanzibar_env.agents.game_solver import make_system, solved_game, stacks_key
-from zanzibar_env.agents.solver import RoundSpec, solve
+from zanzibar_env.agents.exact import game_iteration as game_solver
+from zanzibar_env.agents.exact import cache as table_cache
+from zanzibar_env.agents.exact.cache import solved_game
+from zanzibar_env.agents.exact.game_iteration import make_system, stacks_key
+from zanzibar_env.agents.exact.round import RoundSpec, solve
 from zanzibar_env.core.rules import available_rulesets, load_ruleset
 
 
@@ -50,9 +52,9 @@ def bench(ruleset: str, stack: int | None, cache: Path) -> dict[str, float]:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         game_solver.solve_rounds = real
-    game_solver._MEMORY.clear()
+    table_cache._MEMORY.clear()
     solved_game(rules, st, cache)  # solves again and writes the cache
-    game_solver._MEMORY.clear()
+    table_cache._MEMORY.clear()
     t0 = time.perf_counter()
     solved_game(rules, st, cache)
     t_load = time.perf_counter() - t0

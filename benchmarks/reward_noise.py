@@ -5,7 +5,7 @@ env (``skip_no_decision``: rounds without a decision are replayed) and prints, p
 standard deviation of the sampled round result (the env's ``"chips"`` reward) and of the expected
 result given the player's final hand that ``expected_reward: true`` pays instead
 (:mod:`zanzibar_env.train.expected_reward`, tables from
-:func:`zanzibar_env.agents.turn_end.turn_end_values`), and the mean
+:func:`zanzibar_env.agents.exact.turn_end_values`), and the mean
 difference with its 95% interval (0 when the tables are the expectation). The variance ratio is how
 many times fewer samples the same precision needs.
 
@@ -20,7 +20,7 @@ import argparse
 import numpy as np
 
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.turn_end import turn_end_values
+from zanzibar_env.agents.exact import turn_end_values
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 

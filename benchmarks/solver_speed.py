@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from zanzibar_env.agents.optimal import _MEMORY, OptimalAgent, solved_tables
-from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
+from zanzibar_env.agents.exact.cache import _MEMORY, solved_tables
+from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
+from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.core.engine import RoundState, View
 from zanzibar_env.core.dice import RandomDice
 from zanzibar_env.core.observation import ViewBatch

@@ -20,15 +20,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from zanzibar_env.agents.exact import game_exploitability
-from zanzibar_env.agents.game_eval import decision_batch, decision_rows
-from zanzibar_env.agents.game_solver import (
-    OptimalGameAgent,
-    action_win_probabilities,
-    solved_game,
-    state_round,
-)
-from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.agents.exact import decision_batch, decision_rows, game_exploitability
+from zanzibar_env.agents.exact.cache import solved_game
+from zanzibar_env.agents.exact.game_iteration import action_win_probabilities, state_round
+from zanzibar_env.agents.optimal import OptimalAgent, OptimalGameAgent
 from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.rules import load_ruleset
 

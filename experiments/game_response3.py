@@ -1,17 +1,17 @@
 """How much can game play gain against round-optimal players? The exact answer for 3 players (a study).
 
-:mod:`zanzibar_env.agents.game_solver3` solves the 3-player game when every player plays for the game. This module
+:mod:`zanzibar_env.agents.exact.game3` solves the 3-player game when every player plays for the game. This module
 asks the multi-player question instead: two seats play ``optimal`` (round play,
 :mod:`zanzibar_env.agents.optimal`, which ignores the stacks) and one seat, the responder, maximises its own
 probability of winning the game against them. Its win probability, beside that of ``optimal`` in the
 same seat, is the most any player (a trained model included) can gain there by playing for the game.
 
 Method: value iteration over (stack state, the responder's position in the order of play); each round
-is solved backwards over the three turns as in :mod:`zanzibar_env.agents.game_solver3`, with the two ``optimal``
-seats playing their tabled actions (read from :func:`zanzibar_env.agents.optimal.solved_tables` at their public
+is solved backwards over the three turns as in :mod:`zanzibar_env.agents.exact.game3`, with the two ``optimal``
+seats playing their tabled actions (read from :func:`zanzibar_env.agents.exact.cache.solved_tables` at their public
 state: the lowest earlier rank, how many hold it, the highest's payment class, the roll limit) and the
-responder maximising its component (indifferences as in :mod:`zanzibar_env.agents.solver_turn`). With ``respond=False``
-the responder's seat also plays ``optimal``: the reference. The same rules as :mod:`zanzibar_env.agents.game_solver3`
+responder maximising its component (indifferences as in :mod:`zanzibar_env.agents.exact.turn`). With ``respond=False``
+the responder's seat also plays ``optimal``: the reference. The same rules as :mod:`zanzibar_env.agents.exact.game3`
 (chips paid by the highest hand, roll-off ties, the first roller's limit); a shared win counts 1/k.
 """
 
@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zanzibar_env.core.kernel import STOP
 from zanzibar_env.core.rules import Ruleset
 
-from zanzibar_env.agents.game_solver3 import TOL, Game3, _turn, make_game3
-from zanzibar_env.agents.optimal import solved_tables
-from zanzibar_env.agents.solver import RoundSpec
-from zanzibar_env.agents.solver_turn import NUM_MULTISETS, STOP
+from zanzibar_env.agents.exact.cache import solved_tables
+from zanzibar_env.agents.exact.game3 import TOL, Game3, make_game3, outcome_values, round_values
+from zanzibar_env.agents.exact.round import RoundSpec
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Response3:
 
 
 def _optimal_actions(ruleset: Ruleset) -> list[np.ndarray]:
-    """``optimal``'s actions per position, rows as :func:`zanzibar_env.agents.game_solver3.sweep` orders them:
+    """``optimal``'s actions per position, rows as :func:`zanzibar_env.agents.exact.game3.round_values` orders them:
     ``[1, rmax - 1, 56]`` (first), ``[R * rmax, ...]`` by (first's rank, limit) (second),
     ``[R * R * rmax, ...]`` by (first's rank, second's rank, limit) (third); ``STOP`` where unreachable."""
     spec = RoundSpec.of(ruleset, 3)
@@ -67,52 +68,13 @@ def _optimal_actions(ruleset: Ruleset) -> list[np.ndarray]:
     return [first, second, third]
 
 
-def _outcome_values(game: Game3, w: np.ndarray) -> np.ndarray:
-    """``float[S, 3, 96]``: the responder's value of each outcome class (loser set, category, next
-    starter) in state ``s`` when it rolls at position ``p`` (``w``: the current ``value``)."""
-    rules, st = game.ruleset, game.states
-    pay = np.array([rules.payments.get(c, 0) for c in rules.table.categories])
-    index = {tuple(s): i for i, s in enumerate(st.tolist())}
-    by_loser = np.zeros((len(st), 3, 3, 4, 3))  # [S, p, loser, category, starter]
-    for i, s in enumerate(st):
-        for loser in range(3):
-            for c in range(4):
-                give = np.minimum(pay[c], s) * (np.arange(3) != loser)
-                new = s - give
-                new[loser] += give.sum()
-                for h in range(3):
-                    if (new == 0).any():
-                        by_loser[i, :, loser, c, h] = (new == 0) / (new == 0).sum()
-                    else:
-                        j = index[tuple(np.roll(new, -h).tolist())]
-                        by_loser[i, :, loser, c, h] = w[j, (np.arange(3) - h) % 3]
-    out = np.zeros((len(st), 3, 8, 4, 3))
-    for mask in range(1, 8):
-        losers = [p for p in range(3) if mask >> p & 1]
-        out[:, :, mask] = by_loser[:, :, losers].mean(2)
-    return out.reshape(len(st), 3, 96)
-
-
 def _round(game: Game3, end: np.ndarray, p: int, fixed: list[np.ndarray], respond: bool) -> float:
     """The responder's value of one round (``end[R, R, R]``: its value by the three final ranks) when it
     rolls at position ``p``; the other positions play ``fixed``."""
-    rules = game.ruleset
-    rank_of_m = np.asarray(rules.table.rank_of_multiset)
-    r, rmax = rules.table.num_ranks, rules.max_rolls
-    lims = np.arange(1, rmax + 1)
     end3 = np.zeros((*end.shape, 3))
     end3[..., p] = end
-
-    def act(q: int) -> np.ndarray | None:
-        return None if (q == p and respond) else fixed[q]
-
-    stop_c = np.broadcast_to(end3[:, :, None, rank_of_m][:, :, :, None], (r, r, rmax, 1, NUM_MULTISETS, 3))
-    vc = _turn(stop_c.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r * r), p, rules.holds_allowed, act(2))
-    vc = vc.reshape(r, r, rmax, 3)
-    stop_b = np.moveaxis(vc[:, rank_of_m], 1, 2)[:, :, None]
-    vb = _turn(stop_b.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r), p, rules.holds_allowed, act(1))
-    stop_a = np.moveaxis(vb.reshape(r, rmax, 3)[rank_of_m], 1, 0)[None]
-    return float(_turn(stop_a, np.array([rmax]), p, rules.holds_allowed, act(0))[0, p])
+    acts = tuple(None if (q == p and respond) else fixed[q] for q in range(3))
+    return float(round_values(game.ruleset, end3, (p, p, p), acts)[p])
 
 
 def respond3(ruleset: Ruleset, total: int, respond: bool = True, max_sweeps: int = 10_000) -> Response3:
@@ -123,7 +85,7 @@ def respond3(ruleset: Ruleset, total: int, respond: bool = True, max_sweeps: int
     fixed = _optimal_actions(ruleset)
     w = np.full((len(game.states), 3), 1 / 3)
     for k in range(1, max_sweeps + 1):
-        ov = _outcome_values(game, w)
+        ov = outcome_values(game, w).transpose(0, 2, 1)  # [S, p, class]: the responder's value at p
         new = np.array(
             [
                 [_round(game, ov[i, p][game.outcome], p, fixed, respond) for p in range(3)]

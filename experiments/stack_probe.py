@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from zanzibar_env.agents.optimal import OptimalAgent, Solved
+from zanzibar_env.agents.exact.cache import Solved
+from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset

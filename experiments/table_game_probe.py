@@ -3,11 +3,11 @@ exact where it can be.
 
 Seat 0 sits at a table of stack-independent bots (``--others``, clockwise after it). For the whole game
 from equal stacks (the mean over the first roller, as a duplicate tournament's seat rotations give),
-the table prints every seat's exact win probability (:mod:`zanzibar_env.agents.table_game`) with seat 0 playing
+the table prints every seat's exact win probability (:mod:`zanzibar_env.agents.exact.table_game`) with seat 0 playing
 
 - ``optimal`` (round play);
 - the round best response *for chips* to the bots (what exploiting them round by round gives, stacks
-  ignored; :mod:`zanzibar_env.agents.table_response`'s objective);
+  ignored; :mod:`zanzibar_env.agents.exact.table`'s objective);
 - the best of a family of round policies for its own win: ``optimal`` and ``--family`` best turn plays,
   one per representative value of the round's outcomes (``--rounds``: built again from the family's
   own values and added), picked state by state by value iteration (a lower bound on what any policy of
@@ -19,7 +19,7 @@ the table prints every seat's exact win probability (:mod:`zanzibar_env.agents.t
 With ``--agree N`` it plays N games (from equal stacks, seed ``--seed``) with the own-win agent in seat 0
 and counts its decisions that `optimal` would have taken otherwise: how far from `optimal` a learner
 must move. With ``--games`` it then plays the duplicate tournament (:mod:`zanzibar_env.train.tournament`) of
-:class:`zanzibar_env.agents.table_game.TableGameAgent` (greedy on each family's value) and of ``optimal`` in seat 0.
+:func:`zanzibar_env.agents.exact.family_response` (greedy on each family's value) and of ``optimal`` in seat 0.
 
 Run: ``python -m experiments.table_game_probe [--others optimal,greedy,escape] [--family 16] [--rounds 1]
 [--gap 200] [--agree 2000] [--rival 1] [--games 10000] [--no-reference] [--seed 1] [--jobs 2]``.
@@ -36,9 +36,9 @@ import numpy as np
 import zanzibar_env as zz
 from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.table_game import (
+from zanzibar_env.agents.exact import BestResponse, family_response
+from zanzibar_env.agents.exact.table_game import (
     FamilySolve,
-    TableGameAgent,
     bellman_gap,
     chip_response_laws,
     chip_values,
@@ -85,11 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def agreement(
-    agent: TableGameAgent, others: list[str], rules: Ruleset, games: int, seed: int
+    agent: BestResponse, others: list[str], rules: Ruleset, games: int, seed: int
 ) -> tuple[int, int]:
     """``(decisions, differ)``: seat 0's decisions in ``games`` games from equal stacks (the first roller
     rotating), and how many of them `optimal` would have taken otherwise."""
-    n, total = agent.n, agent.solved.game.total
+    n, total = agent.solved.game.n, agent.solved.game.total
     if total % n:
         raise ValueError(f"--agree plays from equal stacks: {total} chips do not split among {n} players")
     optimal, bots = OptimalAgent(), [make_agent(o) for o in others]
@@ -174,7 +174,7 @@ def _print_checks(args: argparse.Namespace, rules: Ruleset, others: list[str], o
             f"max {gap.max():.2e}, mean {gap.mean():.2e}, min {gap.min():.2e}"
         )
     if args.agree:
-        agent = TableGameAgent.from_solve(own)
+        agent = family_response(own)
         decisions, differ = agreement(agent, others, rules, args.agree, args.seed)
         print(
             f"seat 0 (own win) in {args.agree} games: {decisions} decisions, {differ} "
@@ -184,10 +184,10 @@ def _print_checks(args: argparse.Namespace, rules: Ruleset, others: list[str], o
 
 def _tournaments(args: argparse.Namespace, others: list[str], solves: list) -> None:
     """Duplicate tournaments with each solved agent (and, with ``--reference``, optimal) in seat 0."""
-    seat0: list[tuple[str, str | TableGameAgent]] = [
-        (f"table_game ({label})", TableGameAgent.from_solve(s)) for label, s in solves
+    seat0: list[tuple[str, str | BestResponse]] = [
+        (f"table_game ({label})", family_response(s)) for label, s in solves
     ]
-    reference: list[tuple[str, str | TableGameAgent]] = [("optimal", "optimal")] if args.reference else []
+    reference: list[tuple[str, str | BestResponse]] = [("optimal", "optimal")] if args.reference else []
     for label, who in [*seat0, *reference]:
         res = run_tournament(
             [who, *others], players=len(others) + 1, games=args.games, ruleset=args.ruleset,

@@ -3,7 +3,7 @@
 A trained model was measured against ``optimal`` at the table (model, ``optimal``, ``greedy``, ``escape``).
 A learner sitting there could beat ``optimal`` in two ways: by exploiting the heuristic bots round by
 round (``optimal`` assumes every seat plays ``optimal``), or by playing for the game (the stacks). This
-probe measures the first exactly: :class:`zanzibar_env.agents.table_response.TableResponse` is the exact round best
+probe measures the first exactly: :func:`zanzibar_env.agents.exact.table_best_response` is the exact round best
 response to the actual bots clockwise after it, and the table prints, per position in the order of
 play (0 = rolls first), its expected round result beside ``optimal``'s in the same seat (chips given
 away minus chips received, stack caps ignored). With ``--games`` it then plays the duplicate
@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from zanzibar_env.agents.table_response import TableResponse, solve_table
+from zanzibar_env.agents.exact import table_best_response
+from zanzibar_env.agents.exact.table import solve_table
 
 from zanzibar_env.train.tournament import run_tournament
 
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mean over positions: gain {(solved.value - solved.reference).mean():+.4f}")
     if args.games <= 0:
         return 0
-    for who in (TableResponse(others, args.ruleset), "optimal"):
+    for who in (table_best_response(others, args.ruleset), "optimal"):
         res = run_tournament(
             [who, *others], players=n, games=args.games, ruleset=args.ruleset, seed=args.seed,
             jobs=args.jobs, progress=False,

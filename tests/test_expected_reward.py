@@ -1,4 +1,4 @@
-"""``expected_reward``: the tables of ``agents.turn_end``, the env's ``final_info`` they read, the wrapper."""
+"""``expected_reward``: the tables of ``agents.exact.turn_end``, the env's ``final_info`` they read, the wrapper."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from zanzibar_env.agents.exact import agent_policy, best_response, decision_states
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.solver import lookup, seat_values, solve, successor_keys, turn_problem
-from zanzibar_env.agents.turn_end import turn_end_values
+from zanzibar_env.agents.exact.round import lookup, position_turns, seat_values, solve, successor_keys
+from zanzibar_env.agents.exact.turn_end import turn_end_values
 from zanzibar_env.train.config import TrainConfig, load_config
 from zanzibar_env.train.expected_reward import ExpectedRoundReward
 from zanzibar_env.train.opponents import build_opponents
@@ -80,7 +80,7 @@ def test_a_best_response_rolling_second_has_the_values_of_optimal(ruleset: str) 
     levels = solve(ds.spec, fixed={1: agent_policy(br, ds)[1]})
     start = levels[0].keys
     nxt = lookup(levels[1].keys, successor_keys(ds.spec, 0, start))
-    stop = turn_problem(ds.spec, 0, start, nxt, levels[1]).stop[0]  # [rolls or 1, 56]
+    stop = position_turns(ds.spec, 0, start, nxt, levels[1]).stop[0]  # [rolls or 1, 56]
     table = turn_end_values(rules).first
     m = np.array([k for k in range(56) if k != ds.spec.instant_m])  # (an instant hand ends the round)
     stop = np.broadcast_to(stop, (table.shape[0], 56))

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from zanzibar_env.agents.exact import game_exploitability, game_win_probability
-from zanzibar_env.agents.game_eval import decision_batch, decision_rows, game_best_response
-from zanzibar_env.agents.game_round import GameSpec, Pairs
+from zanzibar_env.agents.exact import game_best_response, game_exploitability, win_probability
+from zanzibar_env.agents.exact.decisions import decision_batch, decision_rows
+from zanzibar_env.agents.exact.game import GameSpec, Pairs
 from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.train import evaluate, game_curve, ppo
 from zanzibar_env.train.config import load_config, read_yaml
@@ -57,17 +57,17 @@ def test_game_best_response_matches_exploitability() -> None:
     assert br.value_second == pytest.approx(ex["best_response_vs_seat0"], abs=1e-12)
     assert br.value_first == pytest.approx(ex["best_response_vs_seat1"], abs=1e-12)
     # played by look-up, it reaches those values against the agent from either seat
-    assert 1 - game_win_probability("optimal", br, "classic", stacks, 0) == pytest.approx(
+    assert 1 - win_probability("optimal", br, "classic", stacks, 0) == pytest.approx(
         br.value_second, abs=1e-12
     )
-    assert 1 - game_win_probability("optimal", br, "classic", stacks, 1) == pytest.approx(
+    assert 1 - win_probability("optimal", br, "classic", stacks, 1) == pytest.approx(
         br.value_first, abs=1e-12
     )
     # against the game-optimal policy the best response gains nothing
     opt = game_best_response("optimal_game", "classic", stacks)
     assert opt.value_second == pytest.approx(1 - ex["game_value_seat0"], abs=1e-9)
     with pytest.raises(ValueError, match="not a state"):
-        opt.tables(load_ruleset("classic"), 3, 3)
+        opt.policy.tables(load_ruleset("classic"), 3, 3)  # type: ignore[attr-defined]
 
 
 def test_exact_decisions_are_every_decision_with_the_teacher_action() -> None:
@@ -258,7 +258,7 @@ def test_strategy_iteration_ends_on_a_rounding_cycle(
     """Two policies flipping by rounding (residual < CYCLE_TOL) end the iteration; a real gap does not."""
     from types import SimpleNamespace
 
-    import zanzibar_env.agents.game_solver as gs
+    import zanzibar_env.agents.exact.game_iteration as gs
 
     values = np.array([0.25, 0.75])
     calls = {"n": 0}

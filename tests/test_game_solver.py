@@ -12,11 +12,13 @@ from pathlib import Path
 
 import zanzibar_env as zz
 from zanzibar_env.agents import make_agent
-from zanzibar_env.agents.exact import batch_to_views, game_exploitability, game_win_probability
-from zanzibar_env.agents.game_eval import decision_batch, decision_rows
-from zanzibar_env.agents.game_round import GameSpec, Pairs, round_terms
-from zanzibar_env.agents.game_solver import OptimalGameAgent, solve_game, solved_game
-from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
+from zanzibar_env.agents.exact import batch_to_views, game_exploitability, win_probability
+from zanzibar_env.agents.exact.cache import solved_game
+from zanzibar_env.agents.exact.decisions import decision_batch, decision_rows
+from zanzibar_env.agents.exact.game import GameSpec, Pairs, round_terms
+from zanzibar_env.agents.exact.game_iteration import solve_game
+from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
+from zanzibar_env.agents.optimal import OptimalGameAgent
 from zanzibar_env.core.dice import ScriptedDice
 from zanzibar_env.core.game import GameState
 from zanzibar_env.core.hands import MULTISETS
@@ -199,7 +201,7 @@ def test_simulation_agrees_with_exact_win_probability() -> None:
     first: seat 0's win rate lies within the 99% interval of the exact probability (2.576 standard
     errors, about +-0.020)."""
     games, stacks = 4000, (3, 4)
-    p = game_win_probability("optimal_game", "optimal", "classic", stacks, first_seat=1)
+    p = win_probability("optimal_game", "optimal", "classic", stacks, first_seat=1)
     pols = [make_agent("optimal_game"), make_agent("optimal")]
     wins = sum(
         zz.play_game("classic", pols, seed=s, stacks=stacks, first_seat=1).winners == [0]
@@ -229,8 +231,8 @@ def test_round_play_is_exploitable_and_never_wins_more(name: str) -> None:
     assert ex["vs_optimal_game_seat0"] <= ex["game_value_seat0"] + 1e-12
     assert ex["vs_optimal_game_seat1"] <= ex["game_value_seat1"] + 1e-12
     for first in (0, 1):  # swapping seats and agents mirrors the win probability
-        a = game_win_probability("optimal", "escape", name, stacks, first_seat=first)
-        b = game_win_probability("escape", "optimal", name, stacks[::-1], first_seat=1 - first)
+        a = win_probability("optimal", "escape", name, stacks, first_seat=first)
+        b = win_probability("escape", "optimal", name, stacks[::-1], first_seat=1 - first)
         assert a == pytest.approx(1 - b, abs=1e-12)
 
 
@@ -252,13 +254,13 @@ def test_disk_cache_round_trip(tmp_path) -> None:
     a = OptimalGameAgent(cache_dir=tmp_path).tables(rules, 4, 4)
     files = list(tmp_path.glob("optimal_game-*.npz"))
     assert len(files) == 1
-    from zanzibar_env.agents import game_solver
+    from zanzibar_env.agents.exact import cache
 
-    game_solver._MEMORY.clear()
+    cache._MEMORY.clear()
     b = OptimalGameAgent(cache_dir=tmp_path).tables(rules, 4, 4)
     assert np.array_equal(a.policy_b, b.policy_b) and np.array_equal(a.value, b.value)
     files[0].write_bytes(b"damaged")
-    game_solver._MEMORY.clear()
+    cache._MEMORY.clear()
     c = OptimalGameAgent(cache_dir=tmp_path).tables(rules, 4, 4)
     assert np.array_equal(a.value, c.value)
 
@@ -268,18 +270,18 @@ def test_bad_inputs() -> None:
         zz.play_game("classic", make_agent("optimal_game"), num_players=3, seed=0)
     for stacks in [(0, 5), (1, 2, 3), "20", (2.5, 3), (True, 3)]:
         with pytest.raises(ValueError, match="stacks"):
-            game_win_probability("optimal_game", "optimal", "classic", stacks)
+            win_probability("optimal_game", "optimal", "classic", stacks)
     with pytest.raises(ValueError):
         game_exploitability("optimal_game", "no_such_ruleset", (2, 2))
     with pytest.raises(ValueError, match="first_seat"):
-        game_win_probability("optimal", "optimal", "classic", (2, 2), first_seat=2)
+        win_probability("optimal", "optimal", "classic", (2, 2), first_seat=2)
     with pytest.raises(ValueError, match="stack states"):
         solve_game(zz.load_ruleset("classic"), (600, 600))
     with pytest.raises(ValueError):
-        game_win_probability("no_such_agent", "optimal", "classic", (2, 2))
+        win_probability("no_such_agent", "optimal", "classic", (2, 2))
 
 
-# ---- 3 players (a study: zanzibar_env.agents.game_solver3) ------------------------------------------------------
+# ---- 3 players (a study: zanzibar_env.agents.exact.game3) ------------------------------------------------------
 
 
 def _three_player_one_round(rules: zz.Ruleset, stacks: tuple[int, int, int]) -> np.ndarray:
@@ -303,7 +305,7 @@ def _three_player_one_round(rules: zz.Ruleset, stacks: tuple[int, int, int]) -> 
 @pytest.mark.parametrize("total", [3, 4])
 def test_three_players_match_enumeration(total: int) -> None:
     """One roll per turn, 1-1-1 and 2-1-1 chips: the 3-player solver equals a direct enumeration."""
-    from zanzibar_env.agents.game_solver3 import solve_game3
+    from zanzibar_env.agents.exact.game3 import solve_game3
 
     rules = zz.load_ruleset("classic", max_rolls=1)
     game = solve_game3(rules, total)
@@ -312,7 +314,7 @@ def test_three_players_match_enumeration(total: int) -> None:
 
 
 def test_three_players_bad_rules() -> None:
-    from zanzibar_env.agents.game_solver3 import make_game3
+    from zanzibar_env.agents.exact.game3 import make_game3
 
     with pytest.raises(ValueError, match="3-player"):
         make_game3(zz.load_ruleset("lives"), 6)
@@ -322,7 +324,7 @@ def test_three_players_bad_rules() -> None:
 
 def test_action_win_probabilities_agree_with_policy() -> None:
     """The tables' action is a best action by the recomputed win probabilities, for both rollers."""
-    from zanzibar_env.agents.game_solver import action_win_probabilities, state_round
+    from zanzibar_env.agents.exact.game_iteration import action_win_probabilities, state_round
 
     solved = solved_game(zz.load_ruleset("classic"), (3, 3))
     rng = np.random.default_rng(1)

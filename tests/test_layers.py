@@ -195,7 +195,9 @@ def test_the_library_never_imports_its_repository_names() -> None:
 
 _ONE_NAME = """
 import os, runpy, sys
-for module, argv in (("train.ppo", ["--help"]), ("train.tournament", ["--help"]), ("agents.solve", ["--help"])):
+for module, argv in (
+    ("train.ppo", ["--help"]), ("train.tournament", ["--help"]), ("zanzibar_env.agents.exact", ["--help"])
+):
     sys.argv = [module, *argv]
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)

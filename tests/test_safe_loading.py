@@ -167,14 +167,14 @@ def test_bad_model_files_are_clear_errors(tmp_path: Path) -> None:
 
 
 def test_tampered_or_pickled_solver_cache_is_resolved_again(tmp_path: Path) -> None:
-    from zanzibar_env.agents import optimal
+    from zanzibar_env.agents.exact import cache
     from zanzibar_env import load_ruleset
 
     rules = load_ruleset("classic", max_rolls=1)  # tiny tables: solved in milliseconds
-    key = optimal.table_key(rules, 2)
+    key = cache.table_key(rules, 2)
     path = tmp_path / f"optimal-{key}.npz"
-    optimal._MEMORY.clear()
-    good = optimal.solved_tables(rules, 2, tmp_path)
+    cache._MEMORY.clear()
+    good = cache.solved_tables(rules, 2, tmp_path)
     assert path.is_file()
     marker = tmp_path / "PWNED"
     payload = np.array([_Payload(marker)], dtype=object)
@@ -182,22 +182,22 @@ def test_tampered_or_pickled_solver_cache_is_resolved_again(tmp_path: Path) -> N
         if bad == "pickle":
             np.savez(path, keys0=payload)
         elif bad == "tampered":
-            optimal._MEMORY.clear()
-            optimal.solved_tables(rules, 2, tmp_path)
+            cache._MEMORY.clear()
+            cache.solved_tables(rules, 2, tmp_path)
             with np.load(path) as z:
                 arrays = {k: z[k] for k in z.files}
             arrays["value0"] = arrays["value0"] + 1.0  # checksum no longer matches
             np.savez(path, **arrays)
         else:
             path.write_bytes(b"PK\x03\x04 not really a zip")
-        optimal._MEMORY.clear()
-        again = optimal.solved_tables(rules, 2, tmp_path)
+        cache._MEMORY.clear()
+        again = cache.solved_tables(rules, 2, tmp_path)
         for lv_a, lv_b in zip(again.levels, good.levels, strict=True):
             np.testing.assert_array_equal(lv_a.value, lv_b.value)
-        optimal._MEMORY.clear()
-        optimal.solved_tables(rules, 2, tmp_path)  # the rewritten file is valid again
+        cache._MEMORY.clear()
+        cache.solved_tables(rules, 2, tmp_path)  # the rewritten file is valid again
     assert not marker.exists()
-    optimal._MEMORY.clear()
+    cache._MEMORY.clear()
 
 
 def test_interrupted_training_saves_a_checkpoint_and_resumes(tmp_path: Path) -> None:

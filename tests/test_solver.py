@@ -19,12 +19,14 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from zanzibar_env.agents import solve as solve_cli
-from zanzibar_env.agents.optimal import _MEMORY, OptimalAgent, solved_tables, table_key
-from zanzibar_env.agents.solver import RoundSpec, lookup, seat_values, solve
-from zanzibar_env.agents.solver_turn import TIE_EPS, transitions
+from zanzibar_env.agents.exact import cli as solve_cli
+from zanzibar_env.agents.exact.cache import _MEMORY, solved_tables, table_key
+from zanzibar_env.agents.exact.round import RoundSpec, lookup, seat_values, solve
+from zanzibar_env.agents.exact.turn import TIE_EPS
+from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS
+from zanzibar_env.core.kernel import transition_probs
 from zanzibar_env.core.observation import ViewBatch
 
 RULESETS = ["classic", "simple_scoring", "alt_chips", "lives"]
@@ -79,7 +81,7 @@ def brute_result(rules: zz.Ruleset, ms: Sequence[int]) -> np.ndarray:
 
 
 def test_transition_probabilities() -> None:
-    p, p3 = transitions()
+    p, p3 = transition_probs()
     assert np.allclose(p.sum(axis=2), 1.0)
     assert np.array_equal(p[:, 7], np.eye(56))
     assert p3[MULTISET_INDEX[(1, 1, 1)]] == pytest.approx(1 / 216)
@@ -122,7 +124,7 @@ def test_no_decisions_matches_brute_force_three_players(rules: zz.Ruleset) -> No
     spec = RoundSpec.of(rules, 3)
     levels = solve(spec)
     assert all(lv.policy.shape[1] == 0 for lv in levels[:3])
-    _, p3 = transitions()
+    _, p3 = transition_probs()
     ranks = rules.table.rank_of_multiset
     # one multiset per rank (equal rank: equal hand and category), weighted by the probability of the rank
     reps = {int(r): int(np.flatnonzero(ranks == r)[0]) for r in np.unique(ranks)}
@@ -135,7 +137,7 @@ def test_no_decisions_matches_brute_force_three_players(rules: zz.Ruleset) -> No
 
 def brute_two_player(rules: zz.Ruleset) -> np.ndarray:
     """Seat values of the subgame-perfect 2-player round by plain expectimax over the actual hands."""
-    p, p3 = transitions()
+    p, p3 = transition_probs()
     legal = range(7) if rules.holds_allowed else [0]
     inst = (
         None

@@ -18,9 +18,9 @@ import pytest
 
 import zanzibar_env as zz
 from zanzibar_env.agents.exact import batch_to_views, decision_states, exploitability
+from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
+from zanzibar_env.agents.exact.turn import TIE_EPS
 from zanzibar_env.agents.optimal import OptimalAgent
-from zanzibar_env.agents.solver import RoundSpec, seat_values, solve
-from zanzibar_env.agents.solver_turn import TIE_EPS
 from zanzibar_env.core.hands import MULTISETS, Hand
 from zanzibar_env.core.observation import ViewBatch
 

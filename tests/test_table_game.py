@@ -1,4 +1,4 @@
-"""Playing for the game at a table of known bots (zanzibar_env.agents.table_round, zanzibar_env.agents.table_game)."""
+"""Playing for the game at a table of known bots (zanzibar_env.agents.exact.table_round, .table_game)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import pytest
 import zanzibar_env as zz
 from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.table_game import (
-    TableGameAgent,
+from zanzibar_env.agents.exact import BestResponse, table_game_response
+from zanzibar_env.agents.exact.table_game import (
     bellman_gap,
     chip_response_wins,
     chip_values,
     seat_wins,
     solve_family,
 )
-from zanzibar_env.agents.table_response import solve_table
-from zanzibar_env.agents.table_round import outcome_law, response_law, round_law
+from zanzibar_env.agents.exact.table import solve_table
+from zanzibar_env.agents.exact.table_round import outcome_law, response_law, round_law
 from zanzibar_env.core.kernel import chips_of_category
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
@@ -29,8 +29,8 @@ RULES = zz.load_ruleset("classic")
 
 
 @pytest.fixture(scope="module")
-def agent() -> TableGameAgent:
-    return TableGameAgent(OTHERS, total=6, family=4)
+def agent() -> BestResponse:
+    return table_game_response(OTHERS, stacks=(2, 2, 2), family=4)
 
 
 def _chips(n: int) -> np.ndarray:
@@ -93,7 +93,7 @@ def _simulated_win(policies: list[Policy], stacks: list[int], games: int) -> tup
     return float(wins.mean()), float(wins.std() / np.sqrt(games))
 
 
-def test_optimal_game_value_matches_simulation(agent: TableGameAgent) -> None:
+def test_optimal_game_value_matches_simulation(agent: BestResponse) -> None:
     """`optimal`'s exact win probability from 2-2-2 against the bots (seat 0 rolls first) lies in a 99.9%
     interval of simulated games; every seat's probabilities add up to 1."""
     g = agent.solved.game
@@ -104,7 +104,7 @@ def test_optimal_game_value_matches_simulation(agent: TableGameAgent) -> None:
     assert seat_wins(agent.solved, [2, 2, 2], family=False).sum() == pytest.approx(1.0, abs=1e-9)
 
 
-def test_the_family_only_improves(agent: TableGameAgent) -> None:
+def test_the_family_only_improves(agent: BestResponse) -> None:
     """The family's value never falls below `optimal`'s and rises somewhere; it is the value of its own
     picks (evaluated again); the agent greedy on it wins at least that often in simulation."""
     s = agent.solved
@@ -116,7 +116,7 @@ def test_the_family_only_improves(agent: TableGameAgent) -> None:
     assert mean > s.value[sid, 0] - 3.29 * se, (mean, s.value[sid, 0], se)
 
 
-def test_no_round_policy_beats_the_family_s_own_pick_by_less_than_zero(agent: TableGameAgent) -> None:
+def test_no_round_policy_beats_the_family_s_own_pick_by_less_than_zero(agent: BestResponse) -> None:
     """The best turn play for a state's class values is never worse than the family's pick there, and a
     second round of family building only raises the value."""
     s = agent.solved
@@ -142,17 +142,17 @@ def test_a_rival_objective_costs_the_rival() -> None:
         ({"ruleset": "lives"}, "chips"),
         ({"ruleset": "alt_chips"}, "highest_hand"),
         ({"others": ["optimal"] * 4}, "2-4 players"),
-        ({"total": 2}, "at least 3 chips"),
+        ({"stacks": (1, 1, 0)}, "at least 3 chips"),
         ({"rival": 3}, "rival must be another seat"),
     ],
 )
 def test_refuses_what_it_cannot_solve(kwargs: dict[str, object], match: str) -> None:
-    args: dict[str, object] = {"others": OTHERS, "total": 6, "family": 0, **kwargs}
+    args: dict[str, object] = {"others": OTHERS, "stacks": (2, 2, 2), "family": 0, **kwargs}
     with pytest.raises(ValueError, match=match):
-        TableGameAgent(**args)  # type: ignore[arg-type]
+        table_game_response(**args)  # type: ignore[arg-type]
 
 
-def test_refuses_other_tables(agent: TableGameAgent) -> None:
+def test_refuses_other_tables(agent: BestResponse) -> None:
     with pytest.raises(ValueError, match="built for 3 players"):
         zz.play_game("classic", [agent.act] + [OptimalAgent().act] * 3, stacks=[2, 2, 1, 1])
     with pytest.raises(ValueError, match="not a state of this 6-chip table"):

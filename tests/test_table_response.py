@@ -1,4 +1,4 @@
-"""The exact round best response at an n-player table of known bots (zanzibar_env.agents.table_response)."""
+"""The exact round best response at an n-player table of known bots (zanzibar_env.agents.exact.table)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from zanzibar_env.agents.exact import best_response
+from zanzibar_env.agents.exact import best_response, table_best_response
+from zanzibar_env.agents.exact.decisions import position_views
+from zanzibar_env.agents.exact.round import enumerate_levels
+from zanzibar_env.agents.exact.table import solve_table
 from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.solver import enumerate_levels
-from zanzibar_env.agents.table_response import TableResponse, position_views, solve_table
 
 from .cache import isolated_cache  # noqa: F401  (autouse fixture)
 
@@ -21,7 +22,11 @@ def test_against_optimal_bots_it_is_optimal(ruleset: str) -> None:
     """At a table of `optimal` bots the best response gains nothing and plays as `optimal` does."""
     solved = solve_table(ruleset, ["optimal", "optimal"], reference="optimal")
     np.testing.assert_allclose(solved.value, solved.reference, atol=1e-9)
-    br, opt, rules = TableResponse(["optimal", "optimal"], ruleset), OptimalAgent(), zz.load_ruleset(ruleset)
+    br, opt, rules = (
+        table_best_response(["optimal", "optimal"], ruleset),
+        OptimalAgent(),
+        zz.load_ruleset(ruleset),
+    )
     spec = solved.spec
     levels = enumerate_levels(spec)
     for q in range(3):
@@ -52,7 +57,7 @@ def test_its_value_matches_a_simulation(start: int) -> None:
     others = ["optimal", "greedy", "escape"]
     solved = solve_table("classic", others)
     rules = zz.load_ruleset("classic")
-    agents = [TableResponse(others), *(make_agent(a) for a in others)]
+    agents = [table_best_response(others), *(make_agent(a) for a in others)]
     dice, n = zz.RandomDice(11), 20_000
     results = np.array(
         [
@@ -72,7 +77,7 @@ def test_bad_inputs_are_clear_errors() -> None:
         solve_table(zz.load_ruleset("classic", final_hand="best"), ["optimal"])
     with pytest.raises(ValueError, match="nope"):
         solve_table("classic", ["greedy", "nope"])
-    br = TableResponse(["greedy"])
+    br = table_best_response(["greedy"])
     rules = zz.load_ruleset("classic")
     spec3 = solve_table("classic", ["greedy", "greedy"]).spec
     batch, _ = position_views(rules, spec3, enumerate_levels(spec3)[0], 0)

@@ -14,7 +14,7 @@ from zanzibar_env.core.rules import load_ruleset
 if TYPE_CHECKING:
     from zanzibar_env.train.config import TrainConfig
 
-TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.table_game.TableGameAgent for the run's table
+TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.exact.table_game_response for the run's table
 STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
 
 
@@ -98,7 +98,7 @@ def table_opponents(cfg: TrainConfig) -> list[str]:
 
 def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
     """``pretrain: table_game`` solves the game of the learner's seat at the run's one table: full games,
-    2-4 players, a ruleset :mod:`zanzibar_env.agents.table_round`
+    2-4 players, a ruleset :func:`zanzibar_env.agents.exact.check_table_ruleset`
     supports, opponents that are bots not reading stacks."""
     why = "a bot name, or 'table_game' for full games at one table of bots that do not read stacks"
     if cfg.env_id != "Zanzibar-v1" or not one_table or not 2 <= cfg.num_players <= 4:
@@ -111,7 +111,7 @@ def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
     if bad:
         raise bad_value("pretrain", cfg.pretrain, f"{why}; these opponents read stacks: {bad}")
     _check_agents("opponents", list(cfg.opponents))
-    from zanzibar_env.agents.table_round import check_ruleset
+    from zanzibar_env.agents.exact import check_table_ruleset as check_ruleset
 
     try:
         check_ruleset(load_ruleset(cfg.ruleset), cfg.num_players)

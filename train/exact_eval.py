@@ -138,14 +138,15 @@ def second_seat_losses(
     (probability under ``first``'s play), ``loss`` (mean value of the optimal second turn minus the
     agent's, in those states) and ``share`` (reach * loss, which sums to the agent's loss against
     ``first``)."""
-    from zanzibar_env.agents.exact import _setup, agent_policy
-    from zanzibar_env.agents.solver import solve
+    from zanzibar_env.agents.exact import agent_policy, decision_states, solve_round
 
-    ds = _setup(ruleset)
+    ds = decision_states(ruleset)
     spec, table = ds.spec, load_ruleset(ruleset).table
-    opt = solve(spec)
-    mine = solve(spec, fixed={1: agent_policy(make_agent(agent_spec, seed=seed), ds)[1]})
-    lead = opt if first == "optimal" else solve(spec, fixed={0: agent_policy(make_agent(first), ds)[0]})
+    opt = solve_round(ruleset)
+    mine = solve_round(ruleset, fixed={1: agent_policy(make_agent(agent_spec, seed=seed), ds)[1]})
+    lead = (
+        opt if first == "optimal" else solve_round(ruleset, fixed={0: agent_policy(make_agent(first), ds)[0]})
+    )
     first_level = lead[0]
     assert first_level.nxt is not None and first_level.dist is not None
     ok = first_level.nxt[0] >= 0
@@ -174,11 +175,10 @@ def mistakes(
     class and ``limit`` (seat 1), ``action``/``best`` (hold masks, 7 = stop), their values, the ``gap`` and
     ``reach`` (probability of the round state before the turn under optimal first play; 1 in seat 0).
     Sorted by ``gap * reach``, costliest first."""
-    from zanzibar_env.agents.exact import _setup, agent_policy
-    from zanzibar_env.agents.solver import action_values, solve
+    from zanzibar_env.agents.exact import action_values, agent_policy, decision_states, solve_round
 
-    ds = _setup(ruleset)
-    spec, table, opt = ds.spec, load_ruleset(ruleset).table, solve(ds.spec)
+    ds = decision_states(ruleset)
+    spec, table, opt = ds.spec, load_ruleset(ruleset).table, solve_round(ruleset)
     agent = make_agent(agent_spec, seed=seed)
     mine, best = agent_policy(agent, ds), agent_policy(make_agent("optimal"), ds)
     probs = agent.policy_probs_batch(ds.batch) if hasattr(agent, "policy_probs_batch") else None

@@ -4,12 +4,12 @@ In a 2-player round the learner's result is decided by its final hand and by cha
 control: when it rolls first, the other player's whole turn (dice and an optimal policy); when it rolls
 second, a roll-off if the hands tie. :class:`ExpectedRoundReward` replaces each finished round's
 sampled reward by its expectation over that chance, read from the round solver's tables
-(:func:`zanzibar_env.agents.turn_end.turn_end_values`): ``first[L - 1, h]`` when the learner rolled first and
+(:func:`zanzibar_env.agents.exact.turn_end_values`): ``first[L - 1, h]`` when the learner rolled first and
 ended with rank ``h`` after ``L`` rolls, ``second[L - 1, f, h]`` when it rolled second against the first
 hand ``f``. The expected return of every policy is unchanged, so PPO optimises the same objective; only
 the noise of the opponent's turn leaves the returns. It is exact when the player rolling second is
 ``optimal`` or any best response to the learner (the exploiter), which share values (see
-:mod:`zanzibar_env.agents.turn_end`); :func:`zanzibar_env.train.config_checks.check_config`
+:mod:`zanzibar_env.agents.exact.turn_end`); :func:`zanzibar_env.train.config_checks.check_config`
 refuses configs with other opponents or tables.
 
 How much noise it removes: ``python -m benchmarks.reward_noise`` (seed 0, 100,000 rounds per seat against
@@ -26,7 +26,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from zanzibar_env.agents.turn_end import TurnEndValues, turn_end_values
+from zanzibar_env.agents.exact import TurnEndValues, turn_end_values
 from zanzibar_env.envs.sb3 import SB3VecEnv
 
 

@@ -3,13 +3,13 @@
 - the exact game figures of the training curve (the columns ``game_*`` of ``eval.csv`` with
   ``eval_game_exact``) are :func:`zanzibar_env.train.exact_eval.game_figures`.
 - :class:`GameExploiterAgent`: the exact best response *in the game* to the learner's current greedy
-  policy (:func:`zanzibar_env.agents.game_eval.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
+  policy (:func:`zanzibar_env.agents.exact.game_best_response`), what ``exploiter_frac`` plays in ``Zanzibar-v1``.
 - :func:`pretrain`: supervised imitation of the config's ``pretrain`` bot before PPO. The policy head is
   fitted to the bot's actions (cross-entropy) on every decision of the 2-player game from the starting
   stacks (each stack state, each roll, dice and earlier hand: enumerated exactly), or at larger tables on
   the decisions of ``pretrain_games`` games of the bot against itself; the value head is fitted to the
   result of those games (the ``win`` reward: +1/k for the k winners, -1 for the others). With
-  ``pretrain: table_game`` the teacher is :class:`zanzibar_env.agents.table_game.TableGameAgent` solved for the run's
+  ``pretrain: table_game`` the teacher is :func:`zanzibar_env.agents.exact.table_game_response` solved for the run's
   table (its ``opponents``, clockwise after the learner): it plays the learner's seat in
   ``pretrain_games`` games against those opponents (the first roller rotating), and only its decisions
   and results are learned.
@@ -25,8 +25,13 @@ import numpy as np
 import torch
 
 from zanzibar_env.agents.base import BaseAgent
-from zanzibar_env.agents.game_eval import decision_batch, decision_rows, game_best_response
-from zanzibar_env.agents.game_round import GameSpec, Pairs
+from zanzibar_env.agents.exact import (
+    GameSpec,
+    Pairs,
+    decision_batch,
+    decision_rows,
+    game_best_response,
+)
 from zanzibar_env.agents.ppo_agent import ModelAgent
 from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.engine import View
@@ -138,12 +143,12 @@ def imitation_data(cfg: TrainConfig) -> ImitationData:
     rules = load_ruleset(cfg.ruleset)
     seed = cfg.seed * 1_000_003 + 7
     if cfg.pretrain == TABLE_TEACHER:
-        from zanzibar_env.agents.table_game import TableGameAgent
+        from zanzibar_env.agents.exact import table_game_response
 
         names = table_opponents(cfg)
         bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]
         obs, acts, target = sampled_games(
-            TableGameAgent(names, rules), rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds,
+            table_game_response(names, rules), rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds,
             bots,
         )  # fmt: skip
         return ImitationData(obs, acts, obs, target)

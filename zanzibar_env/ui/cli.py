@@ -11,7 +11,7 @@
     zanzibar exact-eval --agent greedy                   # zanzibar_env.train.exact_eval
     zanzibar tournament --agents random,greedy,optimal   # zanzibar_env.train.tournament (--backend ray: on Ray)
     zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # zanzibar_env.train.sweep (Ray Tune)
-    zanzibar solve --players 2 3 4                       # zanzibar_env.agents.solve
+    zanzibar solve --players 2 3 4                       # zanzibar_env.agents.exact.cli
     zanzibar zoo --algo ppo_mask -n 1000000              # zanzibar_env.train.rl_zoo (rl_zoo3's train)
 
 Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
@@ -55,7 +55,7 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
         "tune zanzibar_env.train.ppo settings on Ray Tune (ASHA, exact exploitability)",
     ),
     "solve": (
-        "zanzibar_env.agents.solve",
+        "zanzibar_env.agents.exact.cli",
         None,
         "solve rounds exactly and cache the tables of the optimal bot",
     ),

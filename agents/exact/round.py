@@ -7,7 +7,7 @@ does the same, with exact dice probabilities. The result of a player is "chips g
 received" in chip rulesets (positive = good; the loser *receives* chips, which is bad) and "minus
 lives lost" in lives rulesets. Stack caps (a payer holding fewer chips than it owes) are ignored. Ties
 between actions are broken deterministically (stop first, then the lowest mask; see
-:data:`zanzibar_env.agents.solver_turn.TIE_EPS`), so the policy is a function of the view.
+:data:`zanzibar_env.agents.exact.turn.TIE_EPS`), so the policy is a function of the view.
 
 Method
 ------
@@ -18,38 +18,35 @@ so far (``highest_hand`` payments: its category; ``lives_by_highest_hand``: its 
 the same lives; ``no_top`` = none yet) or the sum of earlier own-hand payments (``own_hand``; 0 for
 ``one_life``), and the roll limit ``L``. ``penalty`` rounds are solved as lives rounds where nobody is
 out; under ``final_hand: best`` each turn is solved over (dice, best rank so far) by
-:mod:`zanzibar_env.agents.solver_best`. For each position the reachable states are enumerated forward; then,
+:mod:`zanzibar_env.agents.exact.turn`. For each position the reachable states are enumerated forward; then,
 backward from the settlement, three value tables summarise the round's future for any *earlier*
 ("tracked") player: ``wlow[s]`` if it is among the lowest, else ``wa[s] + wb[s] * own_payment``.
 Player ``q``'s value of ending its turn with hand ``m`` is read from the tables of ``q + 1`` at the
-successor state; its turn is solved by backward induction over rolls (:mod:`zanzibar_env.agents.solver_turn`),
+successor state; its turn is solved by backward induction over rolls (:mod:`zanzibar_env.agents.exact.turn`),
 vectorised over states; the distribution of its final hand then gives the tables of ``q``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
-from zanzibar_env.agents.solver_best import (
-    backward_best,
-    best_of,
-    forward_best,
-    representatives,
-    turn_value_best,
-)
-from zanzibar_env.agents.solver_turn import (
+from zanzibar_env.core.kernel import legal_mask, transition_probs
+
+from zanzibar_env.agents.exact.turn import (
     NUM_MULTISETS,
     TurnProblem,
     backward,
+    backward_best,
+    best_of,
     forward,
-    legal_mask,
-    transitions,
+    forward_best,
+    representatives,
     turn_value,
+    turn_value_best,
 )
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
@@ -273,7 +270,7 @@ def enumerate_levels(spec: RoundSpec) -> list[Level]:
     return levels
 
 
-def turn_problem(spec: RoundSpec, q: int, key: np.ndarray, nxt: np.ndarray, after: Level) -> TurnProblem:
+def position_turns(spec: RoundSpec, q: int, key: np.ndarray, nxt: np.ndarray, after: Level) -> TurnProblem:
     """Player ``q``'s turns in states ``key``; ``nxt`` = successor rows in ``after`` (level ``q + 1``)."""
     lo = spec.decode(key)[0][:, None, None]
     j = np.maximum(nxt, 0)
@@ -308,7 +305,7 @@ def solve(spec: RoundSpec, fixed: dict[int, np.ndarray] | None = None) -> list[L
     for q in range(spec.n - 1, -1, -1):
         lv = levels[q]
         assert lv.nxt is not None
-        tp = turn_problem(spec, q, lv.keys, lv.nxt, levels[q + 1])
+        tp = position_turns(spec, q, lv.keys, lv.nxt, levels[q + 1])
         lv.value, lv.policy, lv.dist = solve_turns(spec, tp, fixed.get(q))
         if q > 0:
             tracked_tables(spec, lv, lv.dist.sum(1), levels[q + 1])
@@ -319,7 +316,7 @@ def solve_turns(
     spec: RoundSpec, tp: TurnProblem, probs: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(value, policy, dist)`` of the turns ``tp``: solved, or evaluated under ``probs`` (see
-    :func:`zanzibar_env.agents.solver_turn.backward`). Under ``final_hand: best`` the policy has an axis for the best
+    :func:`zanzibar_env.agents.exact.turn.backward`). Under ``final_hand: best`` the policy has an axis for the best
     rank so far: ``[S, max_rolls - 1, num_ranks, 56]`` instead of ``[S, max_rolls - 1, 56]``."""
     if spec.best:
         us, policy = backward_best(tp, spec.rank_of_m, probs)
@@ -358,10 +355,10 @@ def action_values(
     ``best``: the rank of the best throw so far this turn (read under ``final_hand: best`` only)."""
     keys = np.array([key], np.int64)
     nxt = lookup(levels[q + 1].keys, successor_keys(spec, q, keys))
-    tp = turn_problem(spec, q, keys, nxt, levels[q + 1])
+    tp = position_turns(spec, q, keys, nxt, levels[q + 1])
     if not 1 <= r < int(tp.limit[0]):
         raise ValueError(f"no decision after roll {r} with a limit of {int(tp.limit[0])} rolls")
-    p, _ = transitions()
+    p, _ = transition_probs()
     if spec.best:
         b = int(best_of(spec.rank_of_m)[max(best, 0), m])
         us, _ = backward_best(tp, spec.rank_of_m)
@@ -375,54 +372,3 @@ def action_values(
         qv[:] = np.nan
     qv[~legal_mask(spec.holds_allowed)] = np.nan
     return qv
-
-
-#: Layout version of the cache files written by :func:`save_levels`.
-CACHE_FORMAT = 2
-_LEVEL_ARRAYS = ("keys", "wlow", "wa", "wb", "policy", "value")
-
-
-def _checksum(arrays: dict[str, np.ndarray], tag: str) -> np.ndarray:
-    """SHA-256 over ``tag`` and every array's name, dtype, shape and bytes, as ``uint8[32]``."""
-    import hashlib
-
-    h = hashlib.sha256(tag.encode())
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
-    return np.frombuffer(h.digest(), np.uint8)
-
-
-def save_levels(path: Path, levels: list[Level], tag: str = "") -> None:
-    """Write the tables the agent needs (keys, policy, values; not the distributions) to an ``.npz``,
-    with the format version, ``tag`` (what the tables are for) and a checksum; written atomically."""
-    arrays: dict[str, np.ndarray] = {}
-    for q, lv in enumerate(levels):
-        arrays.update({f"{name}{q}": getattr(lv, name) for name in _LEVEL_ARRAYS})
-    arrays["format"] = np.array([CACHE_FORMAT, SOLVER_VERSION], np.int64)
-    arrays["checksum"] = _checksum(arrays, tag)
-    tmp = path.with_name(path.name + f".{np.random.default_rng().integers(1 << 30)}.tmp.npz")
-    try:
-        np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def load_levels(path: Path, n: int, tag: str = "") -> list[Level]:
-    """Read tables written by :func:`save_levels` for ``n`` players; ``ValueError`` unless the file has
-    this format and solver version, the same ``tag`` and a matching checksum (never unpickles)."""
-    names = [f"{name}{q}" for q in range(n + 1) for name in _LEVEL_ARRAYS]
-    with np.load(path, allow_pickle=False) as z:
-        if set(z.files) != {*names, "format", "checksum"}:
-            raise ValueError(f"{path}: not a solver cache for {n} players")
-        arrays = {k: z[k] for k in [*names, "format"]}
-        stored = z["checksum"]
-    if arrays["format"].tolist() != [CACHE_FORMAT, SOLVER_VERSION]:
-        raise ValueError(
-            f"{path}: cache format {arrays['format'].tolist()} is not {[CACHE_FORMAT, SOLVER_VERSION]}"
-        )
-    if not np.array_equal(stored, _checksum(arrays, tag)):
-        raise ValueError(f"{path}: checksum mismatch")
-    return [Level(**{name: arrays[f"{name}{q}"] for name in _LEVEL_ARRAYS}) for q in range(n + 1)]

@@ -1,13 +1,13 @@
 """The rounds of a 2-player game, solved as one batch over stack states (used by
-:mod:`zanzibar_env.agents.game_solver`).
+:mod:`zanzibar_env.agents.exact.game_iteration`).
 
 A *game state* is the pair of stacks at the start of a round, first roller first: ``(x, y)`` = chips
 (or lives) of the player rolling first (``A``) and of the other (``B``). Its *value* ``U`` is the
 probability that ``A`` wins the game (a shared win, possible only in ``lives`` when both go out in the
 same round from equal lives, counts one half, so the game is zero-sum). A round ends with ``A``'s hand
 of rank ``rA`` and ``B``'s of rank ``rB``; :func:`round_terms` maps every ``(x, y, rA, rB)`` to the next
-state (or the game's end) exactly as the engine settles it (``RoundState._settle``, ``_losers``,
-``_rolloff``, ``_pay_chips``; ``GameState._winners``, ``_next_starter``; RULES.md):
+state (or the game's end): who loses the round is decided here (2 hands, roll-offs in expectation), the
+payments, lives and the game's end come from :mod:`zanzibar_env.core.settlement` (RULES.md):
 
 - the higher hand wins the round and rolls first next round; the lower hand receives ``min(payment,
   payer's chips)`` from the other (chips) or loses ``lives_lost`` lives;
@@ -20,7 +20,7 @@ state (or the game's end) exactly as the engine settles it (``RoundState._settle
   more lives at the round's start wins, equal lives share the win.
 
 Given values ``U`` of the next states, each state's round is a 2-stage game solved by backward induction
-over rolls (:func:`zanzibar_env.agents.solver_turn.backward`): ``B`` for every ``(rA, roll limit)``, then ``A``.
+over rolls (:func:`zanzibar_env.agents.exact.turn.backward`): ``B`` for every ``(rA, roll limit)``, then ``A``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.settlement import game_winners, stacks_after
 
-from zanzibar_env.agents.solver_turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
 
 Event = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (c, k, pair, swap), see Terms
 #: Option values this solver models (a ruleset with any other value raises ValueError).
@@ -160,15 +161,19 @@ class Terms:
     swap: np.ndarray
 
 
-def _close(spec: GameSpec, pairs: Pairs, x: np.ndarray, y: np.ndarray, a2, b2, a_starts: bool) -> Event:
-    """The outcome when ``A`` ends the round with ``a2`` and ``B`` with ``b2`` (``A`` starts next or not)."""
-    a2, b2 = np.broadcast_arrays(a2, b2)
-    if spec.chips:  # first to 0 wins (in 2 players only one stack can fall)
-        over, value = (a2 == 0) | (b2 == 0), np.where(a2 == 0, 1.0, 0.0)
-    else:  # at 0 lives a player is out; both out: more lives at the round's start wins, equal share
-        over = (a2 == 0) | (b2 == 0)
-        both = np.where(x > y, 1.0, np.where(x < y, 0.0, 0.5)) + 0 * a2
-        value = np.where((a2 == 0) & (b2 == 0), both, np.where(a2 == 0, 0.0, 1.0))
+def _settle(
+    spec: GameSpec, pairs: Pairs, x, y, lose_a: bool, lose_b: bool, pay: np.ndarray, a_starts: bool
+) -> Event:
+    """The outcome when ``A`` (``x``) and ``B`` (``y``) lose the round or not, each paying ``pay`` (``A``
+    starts next or not): the stacks after it and the game's end as the engine settles them
+    (:func:`zanzibar_env.core.settlement.stacks_after`, :func:`~zanzibar_env.core.settlement.game_winners`;
+    a shared win counts one half)."""
+    rules = spec.ruleset
+    after = stacks_after(rules, [x, y], [lose_a, lose_b], [pay, pay], spec.lives_lost)
+    a2, b2 = np.broadcast_arrays(*after)
+    won, over = game_winners(rules, [x, y], [a2, b2], [True, True], 1)
+    won_a, won_b = (np.asarray(w, np.float64) for w in won)
+    value = won_a / np.maximum(won_a + won_b, 1.0)
     first, second = (a2, b2) if a_starts else (b2, a2)
     top = pairs.index.shape[0] - 1
     pair = np.where(over, 0, pairs.index[np.clip(first, 0, top), np.clip(second, 0, top)])
@@ -176,21 +181,6 @@ def _close(spec: GameSpec, pairs: Pairs, x: np.ndarray, y: np.ndarray, a2, b2, a
     c = np.where(over, value, 0.0 if a_starts else 1.0)
     k = np.where(over, 0.0, 1.0 if a_starts else -1.0)
     return c, k, pair, np.full(c.shape, not a_starts)
-
-
-def _settle(
-    spec: GameSpec, pairs: Pairs, x, y, lose_a: bool, lose_b: bool, pay: np.ndarray, a_starts: bool
-) -> Event:
-    """Chips: a single loser receives ``min(pay, payer's chips)``; lives: each loser loses lives."""
-    if not spec.chips:
-        lost = spec.lives_lost
-        a2 = np.maximum(x - lost, 0) if lose_a else x
-        b2 = np.maximum(y - lost, 0) if lose_b else y
-        return _close(spec, pairs, x, y, a2, b2, a_starts)
-    if lose_a == lose_b:  # nobody, or both: no payer
-        return _close(spec, pairs, x, y, x, y, a_starts)
-    p = np.minimum(pay, y if lose_a else x)
-    return _close(spec, pairs, x, y, x + p if lose_a else x - p, y - p if lose_a else y + p, a_starts)
 
 
 def _pick(cond: np.ndarray, e1: Event, e2: Event) -> Event:

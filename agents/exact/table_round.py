@@ -1,5 +1,5 @@
 """The law of a round's outcome at a table of known bots, for one seat (chip rulesets paying by the
-highest hand, roll-off ties, up to 4 players): the round layer of :mod:`zanzibar_env.agents.table_game`.
+highest hand, roll-off ties, up to 4 players): the round layer of :mod:`zanzibar_env.agents.exact.table_game`.
 
 Seats are numbered relative to the seat studied (0), clockwise; ``start`` is the relative seat rolling
 first. A round's *outcome class* is ``(loser, category of the round's highest hand, seat holding it
@@ -24,9 +24,9 @@ from zanzibar_env.core.kernel import NUM_ACTIONS, STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
 
-from zanzibar_env.agents.exact import action_probabilities
-from zanzibar_env.agents.solver import RoundSpec
-from zanzibar_env.agents.solver_turn import NUM_MULTISETS, TurnProblem, backward, forward
+from zanzibar_env.agents.exact.decisions import action_probabilities
+from zanzibar_env.agents.exact.round import RoundSpec
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward
 
 _DICE = np.array(MULTISETS, np.int64)
 MAX_TABLE = 4  # the round's rank tuples are enumerated: 42**n * max_rolls of them
@@ -76,7 +76,7 @@ def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> n
     ``t`` (index ``t - 1``) with rank ``r``, in each context ``ctx[c] = (lowest, count, highest, limit)``
     (``-1, 0, -1`` before any hand): its action probabilities read on every decision
     (:func:`zanzibar_env.agents.exact.action_probabilities`: a deterministic bot's actions, or a stochastic bot's
-    law, e.g. ``random``'s uniform one), then :func:`zanzibar_env.agents.solver_turn.forward`."""
+    law, e.g. ``random``'s uniform one), then :func:`zanzibar_env.agents.exact.turn.forward`."""
     c, rmax = len(ctx), ruleset.max_rolls
     probs = np.zeros((c, max(rmax - 1, 0), NUM_MULTISETS, NUM_ACTIONS))
     probs[..., STOP] = 1.0
@@ -213,7 +213,7 @@ def response_law(ruleset: Ruleset, others: list[Any], start: int) -> Response:
     return Response(law, ctx, total[:, 0, 0], pos == 0)
 
 
-def turn_problem(
+def response_turns(
     ruleset: Ruleset, resp: Response, u: np.ndarray, rows: np.ndarray | None = None
 ) -> TurnProblem:
     """Seat 0's turns in the contexts ``rows`` (default: all) when the outcome classes are worth ``u``."""
@@ -230,7 +230,7 @@ def turn_problem(
 
 def outcome_law(ruleset: Ruleset, resp: Response, u: np.ndarray) -> np.ndarray:
     """``float[classes]``: the round's outcome law when seat 0 maximises the expected ``u`` of the class."""
-    tp = turn_problem(ruleset, resp, u)
+    tp = response_turns(ruleset, resp, u)
     _, policy = backward(tp)
     ends = forward(tp, policy)  # [rows, roll, 56]
     onehot = _rank_onehot(ruleset)

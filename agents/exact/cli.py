@@ -1,7 +1,7 @@
-"""Solve rounds exactly from the command line: ``python -m agents.solve`` (or ``zanzibar solve``).
+"""Solve rounds exactly from the command line: ``zanzibar solve`` (or ``python -m zanzibar_env.agents.exact``).
 
 ``zanzibar solve --ruleset classic --players 2 3 4`` solves the round of each table size by backward
-induction (:mod:`zanzibar_env.agents.solver`), stores the tables in the cache the ``optimal`` bot reads
+induction (:mod:`zanzibar_env.agents.exact.round`), stores the tables in the cache the ``optimal`` bot reads
 (``$ZANZIBAR_CACHE_DIR`` or ``~/.cache/zanzibar_env``), and prints each seat's expected round result
 under optimal play (seat 0 rolls first; chips given away minus chips received, or minus lives lost).
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
 
-from zanzibar_env.agents.optimal import default_cache_dir, solved_tables
-from zanzibar_env.agents.solver import seat_values, solve
+from zanzibar_env.agents.exact.cache import default_cache_dir, solved_tables
+from zanzibar_env.agents.exact.round import seat_values, solve
 
 
 def build_parser() -> argparse.ArgumentParser:

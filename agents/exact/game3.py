@@ -5,11 +5,11 @@ chips in the same round, is split equally), assuming the others do the same: a s
 equilibrium found by value iteration over the stack states ``(x, y, z)`` (first, second, third roller;
 the total is conserved), each round solved by backward induction over the three turns and their rolls
 with the next states' win-probability vectors as payoffs. Indifferences are broken as in
-:mod:`zanzibar_env.agents.solver_turn`: an action within ``TIE_EPS`` of the best, stop first, then the lowest mask;
-the chosen action fixes the other players' values too. A round ends as the engine settles it: the lowest
-hand receives ``min(payment of the highest hand's category, payer's chips)`` from each other player; a
-tie for lowest is a roll-off (each tied player loses with equal probability); the highest hand (the
-earliest among equal ones) rolls first next round.
+:mod:`zanzibar_env.agents.exact.turn`: an action within ``TIE_EPS`` of the best, stop first, then the lowest mask;
+the chosen action fixes the other players' values too. A round ends as the engine settles it
+(:mod:`zanzibar_env.core.settlement`): the lowest hand receives ``min(payment of the highest hand's
+category, payer's chips)`` from each other player; a tie for lowest is a roll-off (each tied player
+loses with equal probability); the highest hand (the earliest among equal ones) rolls first next round.
 
 The cost grows with the number of states (``(T - 1)(T - 2) / 2`` for a total of ``T`` chips) times the
 ``R**2 * max_rolls`` public states of the third roller, times the sweeps; ``python -m
@@ -24,9 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from zanzibar_env.core.hands import FACES, MULTISET_INDEX, MULTISETS
+from zanzibar_env.core.kernel import chips_of_category, legal_mask, transition_probs
 from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
 
-from zanzibar_env.agents.solver_turn import NUM_MULTISETS, choose, legal_mask, transitions
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, choose
 
 TOL = 1e-12
 
@@ -86,28 +88,30 @@ def _cat_of_rank(ruleset: Ruleset) -> np.ndarray:
     return out
 
 
-def outcome_values(game: Game3) -> np.ndarray:
-    """``float[S, 8 * 4 * 3, 3]``: value vector of each outcome class (loser set, category, next starter)."""
+def outcome_values(game: Game3, value: np.ndarray | None = None) -> np.ndarray:
+    """``float[S, 8 * 4 * 3, 3]``: value vector of each outcome class (loser set, category, next starter)
+    when the states are worth ``value`` (default ``game.value``): the stacks after the round and the
+    game's end from :mod:`zanzibar_env.core.settlement`; a roll-off's losers are equally likely."""
     rules, st = game.ruleset, game.states
-    pay = np.array([rules.payments.get(c, 0) for c in rules.table.categories])
+    value = game.value if value is None else value
     index = {tuple(s): i for i, s in enumerate(st.tolist())}
-    s = len(st)
-    by_loser = np.zeros((s, 3, 4, 3, 3))  # [S, loser, category, starter, player]
-    for i, loser, c, h in itertools.product(range(s), range(3), range(4), range(3)):
-        new = st[i].copy()
-        give = np.minimum(pay[c], new) * (np.arange(3) != loser)
-        new -= give
-        new[loser] += give.sum()
-        if (new == 0).any():
-            by_loser[i, loser, c, h] = (new == 0) / (new == 0).sum()
-        else:
-            j = index[tuple(np.roll(new, -h).tolist())]
-            by_loser[i, loser, c, h] = np.roll(game.value[j], h)
-    out = np.zeros((s, 8, 4, 3, 3))
+    before, chips = list(st.T), chips_of_category(rules)
+    by_loser = np.zeros((len(st), 3, 4, 3, 3))  # [S, loser, category, starter, player]
+    for loser, c in itertools.product(range(3), range(4)):
+        losers = [p == loser for p in range(3)]
+        after = np.stack(pay_chips(before, losers, chip_amounts(rules, chips, [c] * 3, c)), 1)
+        won, over = game_winners(rules, before, list(after.T), [True] * 3, 1)
+        shares = np.stack(won, 1)
+        for i, h in itertools.product(range(len(st)), range(3)):
+            if over[i]:
+                by_loser[i, loser, c, h] = shares[i] / shares[i].sum()
+            else:
+                by_loser[i, loser, c, h] = np.roll(value[index[tuple(np.roll(after[i], -h).tolist())]], h)
+    out = np.zeros((len(st), 8, 4, 3, 3))
     for mask in range(1, 8):
-        losers = [p for p in range(3) if mask >> p & 1]
-        out[:, mask] = by_loser[:, losers].mean(1)
-    return out.reshape(s, 96, 3)
+        losers_of = [p for p in range(3) if mask >> p & 1]
+        out[:, mask] = by_loser[:, losers_of].mean(1)
+    return out.reshape(len(st), 96, 3)
 
 
 def _turn(
@@ -117,7 +121,7 @@ def _turn(
     (``Rt`` 1 or max_rolls), ``limits[N]``; player ``me`` maximises its component, or plays the actions
     ``fixed[N, max_rolls - 1, 56]`` (after roll ``r``: index ``r - 1``) when given."""
     law, kept_of = _kept_law_cached()
-    _, p3 = transitions()
+    _, p3 = transition_probs()
     rmax = int(limits.max())
     legal = legal_mask(holds)
     u = stop[:, min(rmax, stop.shape[1]) - 1].copy()
@@ -146,23 +150,31 @@ def _kept_law_cached() -> tuple[np.ndarray, np.ndarray]:
     return _KEPT
 
 
-def sweep(game: Game3) -> np.ndarray:
-    """One Bellman update: every state's round solved with the current values; returns the new values."""
-    rules = game.ruleset
+def round_values(
+    rules: Ruleset, end: np.ndarray, me: tuple[int, int, int], fixed: tuple[np.ndarray | None, ...]
+) -> np.ndarray:
+    """``float[3]``: the value vector of a round before the first roll, solved backwards over its three
+    turns: ``end[R, R, R, 3]`` is the value vector by the three final ranks; position ``q``'s player
+    maximises component ``me[q]``, or plays the actions ``fixed[q]`` (rows as the turns are ordered here:
+    one; by (first's rank, limit); by (first's rank, second's rank, limit))."""
     rank_of_m = np.asarray(rules.table.rank_of_multiset)
-    r, rmax, s = rules.table.num_ranks, rules.max_rolls, len(game.states)
-    ov = outcome_values(game)
-    out = np.zeros((s, 3))
+    r, rmax, holds = rules.table.num_ranks, rules.max_rolls, rules.holds_allowed
     lims = np.arange(1, rmax + 1)
-    for i in range(s):
-        end = ov[i][game.outcome]  # [R, R, R, 3]
-        stop_c = np.broadcast_to(end[:, :, None, rank_of_m][:, :, :, None], (r, r, rmax, 1, NUM_MULTISETS, 3))
-        vc = _turn(stop_c.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r * r), 2, rules.holds_allowed)
-        vc = vc.reshape(r, r, rmax, 3)  # by (rA, rB, limit)
-        stop_b = np.moveaxis(vc[:, rank_of_m], 1, 2)[:, :, None]  # [rA, limit, 1, 56, 3]
-        vb = _turn(stop_b.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r), 1, rules.holds_allowed)
-        stop_a = np.moveaxis(vb.reshape(r, rmax, 3)[rank_of_m], 1, 0)[None]  # [1, limit, 56, 3]
-        out[i] = _turn(stop_a, np.array([rmax]), 0, rules.holds_allowed)[0]
+    stop_c = np.broadcast_to(end[:, :, None, rank_of_m][:, :, :, None], (r, r, rmax, 1, NUM_MULTISETS, 3))
+    vc = _turn(stop_c.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r * r), me[2], holds, fixed[2])
+    vc = vc.reshape(r, r, rmax, 3)  # by (rA, rB, limit)
+    stop_b = np.moveaxis(vc[:, rank_of_m], 1, 2)[:, :, None]  # [rA, limit, 1, 56, 3]
+    vb = _turn(stop_b.reshape(-1, 1, NUM_MULTISETS, 3), np.tile(lims, r), me[1], holds, fixed[1])
+    stop_a = np.moveaxis(vb.reshape(r, rmax, 3)[rank_of_m], 1, 0)[None]  # [1, limit, 56, 3]
+    return _turn(stop_a, np.array([rmax]), me[0], holds, fixed[0])[0]
+
+
+def bellman_update(game: Game3) -> np.ndarray:
+    """One Bellman update: every state's round solved with the current values; returns the new values."""
+    ov = outcome_values(game)
+    out = np.zeros((len(game.states), 3))
+    for i in range(len(game.states)):
+        out[i] = round_values(game.ruleset, ov[i][game.outcome], (0, 1, 2), (None, None, None))
     return out
 
 
@@ -170,7 +182,7 @@ def solve_game3(ruleset: Ruleset, total: int, max_sweeps: int = 10_000) -> Game3
     """Value iteration to ``TOL`` (``RuntimeError`` if ``max_sweeps`` are not enough)."""
     game = make_game3(ruleset, total)
     for k in range(1, max_sweeps + 1):
-        new = sweep(game)
+        new = bellman_update(game)
         change = float(np.abs(new - game.value).max())
         game.value, game.sweeps = new, k
         if change < TOL:

@@ -3,13 +3,14 @@
 When a player's turn ends, what is left of a 2-player round is the other player's turn (if it rolls
 second: none) and the roll-off of a tie. Both are chance and the round solver's policy, so the
 player's expected result given its final hand is a number the solver already holds
-(:func:`zanzibar_env.agents.solver.turn_problem`'s stop values). :func:`turn_end_values` collects them as tables:
+(:func:`zanzibar_env.agents.exact.round.position_turns`'s stop values). :func:`turn_end_values` collects them as tables:
 
 - ``first[L - 1, h]``: the first roller ends its turn after ``L`` rolls with a hand of rank ``h``; the
-  second roller plays :class:`~zanzibar_env.agents.optimal.OptimalAgent`. An exact best response to the first roller
-  (:func:`zanzibar_env.agents.exact.best_response`, the training exploiter) gives the same values: it sees the first
-  hand, so its turn is the same one-player problem, and it breaks ties between actions as the solver
-  does (``tests/test_expected_reward.py`` checks this in every shipped ruleset).
+  second roller plays :class:`~zanzibar_env.agents.optimal.OptimalAgent`. An exact best response to the
+  first roller (:func:`zanzibar_env.agents.exact.best_response.best_response`, the training exploiter)
+  gives the same values: it sees the first hand, so its turn is the same one-player problem, and it
+  breaks ties between actions as the solver does (``tests/test_expected_reward.py`` checks this in every
+  shipped ruleset).
 - ``second[L - 1, f, h]``: the second roller ends with rank ``h`` against the first roller's rank ``f``
   and the roll limit ``L``; only a roll-off is left (averaged).
 
@@ -28,10 +29,9 @@ import numpy as np
 
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
-from zanzibar_env.agents.optimal import solved_tables
-from zanzibar_env.agents.solver import RoundSpec, lookup, successor_keys, turn_problem
-from zanzibar_env.agents.solver_best import representatives
-from zanzibar_env.agents.solver_turn import TurnProblem
+from zanzibar_env.agents.exact.cache import solved_tables
+from zanzibar_env.agents.exact.round import RoundSpec, lookup, position_turns, successor_keys
+from zanzibar_env.agents.exact.turn import TurnProblem, representatives
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,10 @@ def turn_end_values(ruleset: str | Ruleset | dict[str, Any] = "classic") -> Turn
     rep, rmax = representatives(spec.rank_of_m), spec.max_rolls  # (stop values depend on the rank only)
     start = levels[0].keys
     nxt0 = lookup(levels[1].keys, successor_keys(spec, 0, start))
-    stop0 = _stop_values(spec, turn_problem(spec, 0, start, nxt0, levels[1]), rep)[0]  # [Rt, R]
+    stop0 = _stop_values(spec, position_turns(spec, 0, start, nxt0, levels[1]), rep)[0]  # [Rt, R]
     first = np.broadcast_to(stop0, (rmax, spec.num_ranks)).copy()
     nxt1 = lookup(levels[2].keys, successor_keys(spec, 1, levels[1].keys))
-    stop1 = _stop_values(spec, turn_problem(spec, 1, levels[1].keys, nxt1, levels[2]), rep)[:, 0]  # [S1, R]
+    stop1 = _stop_values(spec, position_turns(spec, 1, levels[1].keys, nxt1, levels[2]), rep)[:, 0]  # [S1, R]
     keys = successor_keys(spec, 0, start)[0]  # [Rt, 56]: the state after the first turn
     second = np.full((rmax, spec.num_ranks, spec.num_ranks), np.nan)
     for lim in range(1, rmax + 1):

@@ -5,8 +5,9 @@ At a table whose other seats are known bots that do not read stacks, one seat's 
 decision process over the stack states (every seat's stack, who rolls first). This module
 
 1. gives each round's outcome law at each starting seat, with `optimal` in the seat
-   (:func:`zanzibar_env.agents.table_round.round_law`) or with the seat playing its best turns for any value of the
-   outcome classes (:func:`zanzibar_env.agents.table_round.outcome_law`);
+   (:func:`zanzibar_env.agents.exact.table_round.round_law`) or with the seat playing its best turns for any
+   value of the
+   outcome classes (:func:`zanzibar_env.agents.exact.table_round.outcome_law`);
 2. evaluates a policy of the seat on the whole game exactly: every seat's win probability from every
    stack state (:meth:`TableGame.evaluate`; a shared win counts ``1/k``);
 3. improves it by value iteration over a *family* of round policies: `optimal` and ``K`` best turn plays,
@@ -36,21 +37,20 @@ import numpy as np
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.kernel import chips_of_category
 from zanzibar_env.core.observation import ViewBatch
-from zanzibar_env.core.rules import Ruleset, load_ruleset
+from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
 
-from zanzibar_env.agents.base import BaseAgent
-from zanzibar_env.agents.registry import make_agent
-from zanzibar_env.agents.solver_turn import TurnProblem, backward
-from zanzibar_env.agents.table_round import (
+from zanzibar_env.agents.exact.table_round import (
     Response,
     check_ruleset,
     num_classes,
     outcome_law,
     response_law,
+    response_turns,
     round_law,
-    turn_problem,
 )
+from zanzibar_env.agents.exact.turn import TurnProblem, backward
+from zanzibar_env.agents.registry import make_agent
 
 
 def _states(n: int, total: int) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +242,7 @@ def bellman_gap(solve: FamilySolve, sid: np.ndarray) -> np.ndarray:
 
 def chip_values(ruleset: Ruleset, n: int) -> np.ndarray:
     """``float[classes]``: seat 0's round result in chips by outcome class (chips given away minus
-    received, stack caps ignored, as :mod:`zanzibar_env.agents.solver` counts it)."""
+    received, stack caps ignored, as :mod:`zanzibar_env.agents.exact.round` counts it)."""
     chips = chips_of_category(ruleset).astype(float)
     cls = np.arange(num_classes(n))
     loser, cat = cls // (4 * n), (cls // n) % 4
@@ -259,7 +259,7 @@ def chip_response_laws(solve: FamilySolve) -> np.ndarray:
 
 def chip_response_wins(solve: FamilySolve, stacks: list[int] | None = None) -> np.ndarray:
     """``float[n]``: every seat's exact win probability (as :func:`seat_wins`) with seat 0 playing the
-    round best response *for chips* to the bots at every state (:mod:`zanzibar_env.agents.table_response`'s objective):
+    round best response *for chips* to the bots at every state (:mod:`zanzibar_env.agents.exact.table`'s objective):
     what exploiting the bots round by round gives, without playing for the game."""
     g = solve.game
     laws = chip_response_laws(solve)
@@ -274,55 +274,26 @@ def seat_wins(solve: FamilySolve, stacks: list[int] | None = None, family: bool 
     return g.seat_wins(laws, stacks)
 
 
-class TableGameAgent(BaseAgent):
-    """Plays for the game against the known bots ``others`` (clockwise after it), greedily on the value of
-    :func:`solve_family` (module doc).
-
-    Args:
-        others: agent names or objects, one per other seat, ``others[0]`` the next seat clockwise; they
-            must not read stacks.
-        ruleset: the chip ruleset played (:func:`zanzibar_env.agents.table_round.check_ruleset`).
-        total: chips on the table (default: players x the starting stack).
-        family: round policies beside `optimal` (0: one step of policy improvement over `optimal`).
-        rival: ``None`` to maximise its own win probability, or a seat (1 = next clockwise) whose win
-            probability it subtracts.
-        tol: precision of the game values.
+class FamilyPolicy:
+    """The turn a seat plays for the game at the table of :func:`solve_family`: greedy on the family's value
+    (one more step of policy improvement, not evaluated exactly). Read by
+    :func:`zanzibar_env.agents.exact.best_response.table_game_response`.
 
     Views of another table size, of stacks that are not a state of the table, or of rounds the bots
     cannot produce raise ``ValueError``.
     """
 
-    name = "table_game"
-
-    def __init__(
-        self,
-        others: list[Any] | tuple[Any, ...] = ("optimal", "greedy", "escape"),
-        ruleset: str | Ruleset = "classic",
-        total: int | None = None,
-        family: int = 16,
-        rival: int | None = None,
-        tol: float = 1e-10,
-        seed: int | None = None,
-    ) -> None:
-        rules = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
-        self._use(solve_family(rules, list(others), total, family, rival, tol))
-
-    def _use(self, solved: FamilySolve) -> None:
+    def __init__(self, solved: FamilySolve) -> None:
         self.solved, self.ruleset, self.n = solved, solved.game.ruleset, solved.game.n
         self._ctx_ids = [{tuple(c): i for i, c in enumerate(r.ctx.tolist())} for r in solved.responses]
-
-    @classmethod
-    def from_solve(cls, solved: FamilySolve) -> TableGameAgent:
-        """The agent of an existing :func:`solve_family` (no solving)."""
-        agent = cls.__new__(cls)
-        agent._use(solved)
-        return agent
 
     def turn(self, view: View) -> TurnProblem:
         """The turn of ``view`` as an optimal-stopping problem on the class values of its stacks."""
         game, solved = self.solved.game, self.solved
         if view.num_players != self.n:
-            raise ValueError(f"TableGameAgent was built for {self.n} players, got {view.num_players}")
+            raise ValueError(
+                f"the table game response was built for {self.n} players, got {view.num_players}"
+            )
         sid = int(game.lookup(np.array(view.stacks)))
         if sid < 0 or not all(view.active):
             raise ValueError(f"stacks {list(view.stacks)} are not a state of this {game.total}-chip table")
@@ -331,15 +302,20 @@ class TableGameAgent(BaseAgent):
         u = game.after(solved.value, solved.reward, np.array([sid]))[0]
         resp = solved.responses[start]
         if p == 0:
-            return turn_problem(self.ruleset, resp, u)
+            return response_turns(self.ruleset, resp, u)
         lo = -1 if view.lowest is None else view.lowest.rank
         hi = -1 if view.highest is None else view.highest.rank
         cid = self._ctx_ids[start].get((lo, view.lowest_count, hi, view.roll_limit))
         if cid is None:
-            raise ValueError("TableGameAgent: the bots it was built for cannot produce this round")
-        return turn_problem(self.ruleset, resp, u, np.array([cid]))
+            raise ValueError("the table game response: the bots it was built for cannot produce this round")
+        return response_turns(self.ruleset, resp, u, np.array([cid]))
 
-    def act(self, view: View) -> int:
+    def action(self, view: View) -> int:
+        """The greedy action for one view."""
         _, policy = backward(self.turn(view))
         m = int(ViewBatch.from_views([view]).dice_index[0])
         return int(policy[0, view.rolls_used - 1, m])
+
+    def actions(self, batch: ViewBatch) -> np.ndarray:
+        """No batched policy: each view's turn is solved when it is asked (evaluation falls back to views)."""
+        raise NotImplementedError("the table game response has no batched policy")
