@@ -6,8 +6,7 @@ decision process over the stack states (every seat's stack, who rolls first). Th
 
 1. gives each round's outcome law at each starting seat, with `optimal` in the seat
    (:func:`zanzibar_env.agents.exact.table_round.round_law`) or with the seat playing its best turns for any
-   value of the
-   outcome classes (:func:`zanzibar_env.agents.exact.table_round.outcome_law`);
+   value of the outcome classes (:func:`zanzibar_env.agents.exact.table_round.outcome_law`);
 2. evaluates a policy of the seat on the whole game exactly: every seat's win probability from every
    stack state (:meth:`TableGame.evaluate`; a shared win counts ``1/k``);
 3. improves it by value iteration over a *family* of round policies: `optimal` and ``K`` best turn plays,
