@@ -135,7 +135,7 @@ def test_no_decisions_matches_brute_force_three_players(rules: zz.Ruleset) -> No
     assert np.allclose(seat_values(spec, levels), expected, atol=1e-12)
 
 
-def brute_two_player(rules: zz.Ruleset) -> np.ndarray:
+def brute_two_player(rules: zz.Ruleset) -> np.ndarray:  # noqa: C901  (an oracle, written plainly)
     """Seat values of the subgame-perfect 2-player round by plain expectimax over the actual hands."""
     p, p3 = transition_probs()
     legal = range(7) if rules.holds_allowed else [0]
