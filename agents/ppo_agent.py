@@ -109,10 +109,12 @@ class ModelAgent(BaseAgent):
 
 def _shipped(path: str | Path) -> Path:
     """``path``, or the shipped model file when ``path`` is a baseline's name and no such file exists."""
-    from zanzibar_env.agents.pretrained import BASELINES, model_path
+    from zanzibar_env.models import MODEL_DIR
 
-    if str(path) in BASELINES and not Path(path).exists():
-        return model_path(str(path))
+    name = str(path)
+    shipped = MODEL_DIR / f"{name}.zip"
+    if name.isidentifier() and not Path(path).exists() and shipped.is_file():
+        return shipped
     return Path(path)
 
 
