@@ -107,11 +107,26 @@ class ModelAgent(BaseAgent):
         return probs / probs.sum(1, keepdims=True)
 
 
+def _shipped(path: str | Path) -> Path:
+    """``path``, or the shipped model file when ``path`` is a baseline's name and no such file exists."""
+    from zanzibar_env.models import MODEL_DIR
+
+    name = str(path)
+    shipped = MODEL_DIR / f"{name}.zip"
+    if name.isidentifier() and not Path(path).exists() and shipped.is_file():
+        return shipped
+    return Path(path)
+
+
 class PPOAgent(ModelAgent):
-    """Plays a saved SB3 model file greedily; ``ValueError`` at once if it cannot be loaded."""
+    """Plays a saved SB3 model file greedily; ``ValueError`` at once if it cannot be loaded.
+
+    ``path`` may also name a shipped baseline (``"ppo_classic_2p"``, :mod:`zanzibar_env.agents.pretrained`)
+    when no file of that name exists.
+    """
 
     def __init__(self, path: str | Path, seed: int | None = None) -> None:
-        self.path = Path(path)
+        self.path = _shipped(path)
         super().__init__(load_model(self.path), name=f"ppo:{path}")  # fail now, before any game
 
     def _model(self) -> Any:

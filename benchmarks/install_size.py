@@ -1,7 +1,8 @@
 """Install sizes: the wheel with its core dependencies, with every extra, and the development lock.
 
 ``python -m benchmarks.install_size`` builds the wheel, installs it into fresh venvs in a temporary
-directory (pip reaches its configured index), and prints the size of each venv's site-packages
+directory (pip reaches its configured index), and prints the wheel's size (and its shipped models' share),
+then the size of each venv's site-packages
 (``du``-style: the sum of file sizes) and how long the install took:
 
 * ``empty``: a new venv (pip itself), the baseline;
@@ -32,7 +33,7 @@ def build_wheel(tmp: Path) -> Path:
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for name in ("zanzibar_env", "agents", "train", "configs"):
+    for name in ("zanzibar_env", "agents", "train", "configs", "models"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(src), "-w", str(tmp)]
     subprocess.run(cmd, check=True)
@@ -70,18 +71,30 @@ def measure(tmp: Path, wheel: Path, kind: str) -> tuple[float, float]:
     return dir_size(site) / 1e6, seconds
 
 
+def wheel_line(wheel: Path) -> str:
+    """The wheel's size in MB, and how much of it (compressed) the shipped models take."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        models = sum(i.compress_size for i in z.infolist() if i.filename.startswith("zanzibar_env/models/"))
+    size = wheel.stat().st_size
+    return f"wheel {wheel.name}: {size / 1e6:.2f} MB, of which the shipped models {models / 1e6:.2f} MB"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.install_size", description=__doc__.splitlines()[0])
     p.add_argument(
         "--kinds",
-        nargs="+",
+        nargs="*",
         default=["empty", "core", "all", "lock", "ray", "rllib-lock"],
+        help="which installs to measure (none: only the wheel's size)",
         choices=["empty", "core", "all", "lock", "ray", "rllib-lock"],
     )
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         wheel = build_wheel(tmp)
+        print(wheel_line(wheel))
         print(f"{'install':<11}{'site-packages MB':>18}{'install s':>11}")
         for kind in args.kinds:
             mb, seconds = measure(tmp, wheel, kind)

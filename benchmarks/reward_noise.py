@@ -23,6 +23,7 @@ from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.agents.exact import turn_end_values
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
+from zanzibar_env.core.registry import SPEC_HELP
 
 NUM_ENVS = 1024
 
@@ -53,7 +54,7 @@ def rounds(agent_name: str, seat: int, n: int, ruleset: str, seed: int) -> tuple
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--agents", default="optimal,random", help="comma-separated agent names")
+    p.add_argument("--agents", default="optimal,random", help=f"comma-separated agents; each {SPEC_HELP}")
     p.add_argument("--rounds", type=int, default=200_000, help="rounds per agent and seat")
     p.add_argument("--ruleset", default="classic")
     p.add_argument("--seed", type=int, default=0)

@@ -3,7 +3,7 @@
 A line ``<!-- include README.md#Heading text -->`` is replaced by that ``##`` section of README.md (its
 heading line dropped, up to the next ``##`` heading); ``<!-- include RULES.md -->`` by the whole file.
 Links into the repository are rewritten for the page's place in the site: ``docs/x.png`` to the
-picture, ``RULES.md`` to the rules page.
+picture, ``RULES.md`` to the rules page, ``CHANGELOG.md`` to the changelog page.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
         if heading:
             text = _section(text, heading, source)
         text = text.replace("](docs/", f"]({up}").replace("](RULES.md)", f"]({up}rules.md)")
+        text = text.replace("](CHANGELOG.md)", f"]({up}changelog.md)")
         return text
 
     return _INCLUDE.sub(include, markdown)

@@ -93,8 +93,8 @@ def parse_variant(text: str) -> StackAwareOptimal:
 
 def probe(
     variants: Sequence[str], games: int, seed: int, jobs: int
-) -> list[tuple[str, list[tuple[str, float, float]]]]:
-    """Per variant: (name, [(agent, win rate, 95% half-width)] over the variant and the three copies)."""
+) -> list[tuple[str, list[tuple[str, float, float, float]]]]:
+    """Per variant: (name, [(agent, win rate, 95% low, 95% high)] over the variant and the three copies)."""
     agents = [parse_variant(v) for v in variants]  # every variant checked before any game
     out = []
     for agent in agents:
@@ -106,7 +106,7 @@ def probe(
             jobs=jobs,
             progress=False,
         )
-        out.append((agent.name, [(s.name, s.win_rate, s.win_ci) for s in res.summary]))
+        out.append((agent.name, [(s.name, s.win_rate, s.win_low, s.win_high) for s in res.summary]))
     return out
 
 
@@ -128,7 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, summary in rows:
         mine = next(r for r in summary if r[0] == name)
         copies = sorted(r[1] for r in summary if r[0] != name)
-        print(f"{name:<12} {mine[1]:>10.4f} ± {mine[2]:.4f} {copies[0]:>14.4f} - {copies[-1]:.4f}")
+        print(
+            f"{name:<12} {mine[1]:>10.4f} [{mine[2]:.4f}, {mine[3]:.4f}] {copies[0]:>14.4f} - {copies[-1]:.4f}"
+        )
     return 0
 
 

@@ -195,7 +195,7 @@ def _tournaments(args: argparse.Namespace, others: list[str], solves: list) -> N
         )  # fmt: skip
         by_name = {s.name: s for s in res.summary}
         cells = ", ".join(
-            f"{name} {by_name[name].win_rate:.4f} +- {by_name[name].win_ci:.4f}"
+            f"{name} {by_name[name].win_rate:.4f} [{by_name[name].win_low:.4f}, {by_name[name].win_high:.4f}]"
             for name in res.config["agents"]
         )
         print(f"tournament, {len(res.games)} games, seat 0 = {label}: {cells}")

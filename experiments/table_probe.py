@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         label = "the best response" if who != "optimal" else "optimal (named 'optimal'; the bot: 'optimal#2')"
         print(f"{label} in the seat, {args.games} duplicate games, seed {args.seed}, win rate (95% CI):")
         for a in sorted(res.summary, key=lambda a: -a.win_rate):
-            print(f"  {a.name:16s} {a.win_rate:.4f} ± {a.win_ci:.4f}")
+            print(f"  {a.name:16s} {a.win_rate:.4f} [{a.win_low:.4f}, {a.win_high:.4f}]")
     return 0
 
 

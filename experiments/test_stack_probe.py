@@ -11,13 +11,13 @@ def test_a_variant_that_never_applies_is_optimal_exactly() -> None:
     # own stack <= 0 never happens while a game runs: a duplicate tournament of four identical players
     ((name, summary),) = stack_probe.probe(["flat<=0"], games=80, seed=2, jobs=1)
     assert name == "flat<=0"
-    assert [rate for _, rate, _ in summary] == [0.25] * 4
+    assert [rate for _, rate, _, _ in summary] == [0.25] * 4
 
 
 def test_flat_payments_change_play() -> None:
     ((_, summary),) = stack_probe.probe(["flat"], games=80, seed=2, jobs=1)
-    assert [rate for _, rate, _ in summary] != [0.25] * 4
-    assert sum(rate for _, rate, _ in summary) == pytest.approx(1.0)
+    assert [rate for _, rate, _, _ in summary] != [0.25] * 4
+    assert sum(rate for _, rate, _, _ in summary) == pytest.approx(1.0)
 
 
 def test_command_prints_each_variant(capsys: pytest.CaptureFixture[str]) -> None:

@@ -90,7 +90,8 @@ def test_bots_are_found_through_the_registry_entry_points() -> None:
 # ---- one installed name, no circles --------------------------------------------------------------
 #: Repository folder -> the name it installs under (pyproject's package-dir).
 _HOMES = {"zanzibar_env": "zanzibar_env", "agents": "zanzibar_env.agents", "train": "zanzibar_env.train"}
-_HOMES |= {"configs": "zanzibar_env.configs", "benchmarks": "benchmarks", "experiments": "experiments"}
+_HOMES |= {"configs": "zanzibar_env.configs", "models": "zanzibar_env.models"}
+_HOMES |= {"benchmarks": "benchmarks", "experiments": "experiments"}
 
 
 def _modules() -> dict[str, Path]:

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from zanzibar_env.train.tournament import deal_plan, main, ratio_ci, run_tournament
+from zanzibar_env.train.intervals import win_interval
+from zanzibar_env.train.tournament import deal_plan, main, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ["random", "greedy", "threshold", "escape"]
@@ -133,12 +133,15 @@ def test_deal_plan() -> None:
     assert deal_plan(0, 0, 2, 5)[0] == [0, 1, 0, 1, 0]
 
 
-def test_ratio_ci_matches_the_textbook_mean_interval() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(1.0, 2.0, size=400)
-    ratio, half = ratio_ci(x, np.ones_like(x))
-    assert ratio == pytest.approx(x.mean())
-    assert half == pytest.approx(1.959964 * x.std(ddof=1) / np.sqrt(len(x)), rel=1e-6)
+def test_a_bot_that_never_wins_has_a_non_zero_upper_bound() -> None:
+    res = run_tournament(["random", "optimal"], players=2, games=60, seed=0, progress=False)
+    by_name = {a.name: a for a in res.summary}
+    assert by_name["random"].win_rate < 0.2
+    for a in res.summary:
+        assert 0 <= a.win_low <= a.win_rate <= a.win_high <= 1 and a.win_high > 0
+        assert a.per_round_low <= a.per_round <= a.per_round_high
+    low, high = win_interval(0, 300)  # Wilson: 0 of 300 is not "0.000 ± 0.000"
+    assert low == 0 and high == pytest.approx(0.01264, abs=1e-5)
 
 
 def test_fewer_agents_than_seats_and_places() -> None:

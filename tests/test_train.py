@@ -146,7 +146,14 @@ def test_train_end_to_end_then_resume_then_evaluate(tmp_path: Path) -> None:
     assert "exact regret against the best response" in out.stdout and "seat 1 (rolls second)" in out.stdout
     rows = _rows(run_dir / "eval.csv")
     assert [int(float(r["timesteps"])) for r in rows] == [0, 1024, 2048]
-    assert {"random_mean", "greedy_ci95", "exploit_first", "exploit_second", "exploit_mean"} <= set(rows[0])
+    assert {
+        "random_mean",
+        "greedy_low",
+        "greedy_high",
+        "exploit_first",
+        "exploit_second",
+        "exploit_mean",
+    } <= set(rows[0])
 
     assert ppo.main(["--resume", str(run_dir), "--set", "total_timesteps=4096"]) == 0
     rows = _rows(run_dir / "eval.csv")

@@ -61,7 +61,7 @@ def test_two_seeds_table_then_a_rerun_is_bit_identical(tmp_path: Path) -> None:
     assert [r["seed"] for r in doc["runs"]] == [5, 6]
     for key in ("exploit_first", "exploit_second", "exploit_mean", "train_seconds", "wall_seconds"):
         s = doc["summary"][key]
-        assert s["min"] <= s["mean"] <= s["max"]
+        assert s["min"] <= s["mean"] <= s["max"] and s["min"] <= s["iqm_low"] <= s["iqm"] <= s["iqm_high"]
     first = Path(doc["runs"][0]["run_dir"])
     env = {**os.environ, "PYTHONHASHSEED": "123", "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "train.ppo", *set_args([*TINY, "seed=5", f"runs_dir={tmp_path / 'again'}"])]

@@ -1,9 +1,10 @@
 """Lay the checkout out as it installs, as a tree of links: ``python tools/installed_tree.py DEST``.
 
-The repository keeps ``agents/``, ``train/`` and ``configs/`` at the top; the wheel installs them as
-``zanzibar_env.agents``, ``zanzibar_env.train`` and ``zanzibar_env.configs`` (``[tool.setuptools.package-dir]``
-in pyproject.toml). Python follows that mapping through setuptools' editable import hook, but tools that
-read source files (mypy, the docs' griffe) cannot. They read ``DEST/zanzibar_env`` instead: a folder of
+The repository keeps ``agents/``, ``train/``, ``configs/`` and ``models/`` at the top; the wheel installs
+them as ``zanzibar_env.agents``, ``zanzibar_env.train``, ``zanzibar_env.configs`` and
+``zanzibar_env.models`` (``[tool.setuptools.package-dir]`` in pyproject.toml). Python follows that
+mapping through setuptools' editable import hook, but tools that read source files (mypy, the docs'
+griffe) cannot. They read ``DEST/zanzibar_env`` instead: a folder of
 links to ``zanzibar_env/``'s entries and to each mapped folder, so every file is the checkout's own.
 """
 

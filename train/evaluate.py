@@ -6,7 +6,8 @@ run's ``config.yaml`` (ruleset, table size, env); a bare ``model.zip`` uses its 
 else the default config. Exact figures (2 players only): the value per round in each seat against
 the ``optimal`` bot and the exploitability (best-response gain per round) from :mod:`zanzibar_env.agents.exact`.
 Bot matches: ``--games`` episodes of the config's env against each baseline bot, played in the
-batched vector env with the learner's greedy (deterministic) policy; mean return with a 95% interval.
+batched vector env with the learner's greedy (deterministic) policy; mean return with a 95% bootstrap
+interval (:mod:`zanzibar_env.train.intervals`).
 The library functions here are also what the training callback uses.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from zanzibar_env.train.config import (
     read_yaml,
 )
 from zanzibar_env.train.config_checks import check_config, table_opponents
+from zanzibar_env.train.intervals import mean_interval
 from zanzibar_env.train.runs import eval_rows
 
 
@@ -56,8 +57,9 @@ def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
     }
 
 
-def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> tuple[float, float]:
-    """Mean return per episode of the greedy model against ``bot`` in ``cfg``'s env, and a 95% half-width.
+def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> tuple[float, float, float]:
+    """Mean return per episode of the greedy model against ``bot`` in ``cfg``'s env, and the bounds of its
+    95% bootstrap interval.
 
     ``games`` episodes are split evenly over up to 100 parallel envs; each env counts only its quota.
     """
@@ -89,20 +91,20 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
             done_count[i] += 1
     env.close()
     arr = np.asarray(returns, np.float64)
-    half = 1.96 * arr.std(ddof=1) / math.sqrt(len(arr)) if len(arr) > 1 else float("nan")
-    return float(arr.mean()), float(half)
+    return (float(arr.mean()), *mean_interval(arr))
 
 
 def evaluate_model(
     model: Any, cfg: TrainConfig, games: int, seed: int, exact: bool = True
 ) -> dict[str, float]:
-    """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_ci95``), exact round figures if 2-player
+    """One evaluation row: bot matches (``<bot>_mean``, ``<bot>_low``, ``<bot>_high``), exact round figures if 2-player
     (``exact``), exact game figures (``game_*``) if ``cfg.eval_game_exact`` and win rates at the
     training table (``table_*``, :func:`table_figures`) if ``cfg.eval_table_games``."""
     row: dict[str, float] = {}
     for k, bot in enumerate(cfg.eval_bots):
-        mean, half = bot_match(model, cfg, bot, games, seed + 1000 * k)
-        row[f"{bot}_mean"], row[f"{bot}_ci95"] = mean, half
+        row[f"{bot}_mean"], row[f"{bot}_low"], row[f"{bot}_high"] = bot_match(
+            model, cfg, bot, games, seed + 1000 * k
+        )
     if exact and cfg.num_players == 2:
         row.update(exact_figures(ModelAgent(model), cfg.ruleset))
     if cfg.eval_game_exact:
@@ -116,7 +118,7 @@ def evaluate_model(
 
 def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[str, float]:
     """Win rates in a duplicate tournament of the model ("ppo") against its training opponents, clockwise
-    as in training: ``table_win`` (the model's), ``table_win_ci95`` (its 95% half-width) and
+    as in training: ``table_win`` (the model's), ``table_win_low`` and ``table_win_high`` (its 95% Wilson interval) and
     ``table_win_<name>`` per opponent (``#`` in repeated names becomes ``_``)."""
     from zanzibar_env.train.tournament import run_tournament
 
@@ -126,7 +128,8 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
         max_rounds=cfg.max_rounds, progress=False,
     )  # fmt: skip
     by_name = {a.name: a for a in result.summary}
-    out = {"table_win": by_name["ppo"].win_rate, "table_win_ci95": by_name["ppo"].win_ci}
+    me = by_name["ppo"]
+    out = {"table_win": me.win_rate, "table_win_low": me.win_low, "table_win_high": me.win_high}
     for name in result.config["agents"][1:]:  # the tournament's names in seat order (repeats: #2, #3, ...)
         out[f"table_win_{name.replace('#', '_')}"] = by_name[name].win_rate
     return out
@@ -186,13 +189,14 @@ def tournament(
 
 
 def format_tournament(rows: list[dict[str, Any]]) -> str:
-    """The tournament summary as an aligned text table (95% half-widths after ±)."""
-    head = f"{'agent':<12} {'games':>6} {'win rate':>17} {'net chips given / round':>24} {'mean place':>10}"
+    """The tournament summary as an aligned text table (95% intervals in brackets)."""
+    head = f"{'agent':<12} {'games':>6} {'win rate':>22} {'net chips given / round':>29} {'mean place':>10}"
     lines = [head]
     for r in rows:
         lines.append(
-            f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>8.3f} ± {r['win_ci']:.3f} "
-            f"{r['per_round']:>+15.3f} ± {r['per_round_ci']:.3f} {r['mean_place']:>10.2f}"
+            f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>7.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}] "
+            f"{r['per_round']:>+10.3f} [{r['per_round_low']:+.3f}, {r['per_round_high']:+.3f}] "
+            f"{r['mean_place']:>10.2f}"
         )
     return "\n".join(lines)
 

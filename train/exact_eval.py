@@ -38,6 +38,7 @@ from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.game import play_game
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
+from zanzibar_env.core.registry import SPEC_HELP
 
 
 def start_stacks(ruleset: Ruleset) -> tuple[int, int]:
@@ -66,7 +67,7 @@ def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m train.exact_eval", description=__doc__.splitlines()[0])
-    p.add_argument("--agent", default="greedy", help="agent name (random, greedy, optimal, ppo:PATH, ...)")
+    p.add_argument("--agent", default="greedy", help=f"the agent: {SPEC_HELP}")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")
     p.add_argument("--game", action="store_true", help="evaluate the whole game (win probabilities)")

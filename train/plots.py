@@ -97,10 +97,14 @@ def _bots_panel(ax: Any, cols: dict[str, list[float]]) -> None:
     steps = cols["timesteps"]
     bots = [k[: -len("_mean")] for k in cols if k.endswith("_mean") and "exploit" not in k]
     for bot in bots:
-        mean, half = cols[bot + "_mean"], cols.get(bot + "_ci95", [0.0] * len(steps))
+        mean = cols[bot + "_mean"]
         ax.plot(steps, mean, marker="o", ms=3, label=f"vs {bot}")
-        lo = [m - h for m, h in zip(mean, half, strict=True)]
-        hi = [m + h for m, h in zip(mean, half, strict=True)]
+        if bot + "_low" in cols:  # the bootstrap bounds
+            lo, hi = cols[bot + "_low"], cols[bot + "_high"]
+        else:  # an eval.csv of an earlier version: a symmetric half-width
+            half = cols.get(bot + "_ci95", [0.0] * len(steps))
+            lo = [m - h for m, h in zip(mean, half, strict=True)]
+            hi = [m + h for m, h in zip(mean, half, strict=True)]
         ax.fill_between(steps, lo, hi, alpha=0.2)
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("env steps (learner decisions)")
@@ -151,11 +155,16 @@ def plot_tournament(result: TournamentResult, path: Path) -> None:
     panels = [
         (
             [a.win_rate * 100 for a in s],
-            [a.win_ci * 100 for a in s],
+            [[(a.win_rate - a.win_low) * 100 for a in s], [(a.win_high - a.win_rate) * 100 for a in s]],
             "win rate (% of games)",
             100 / c["players"],
         ),
-        ([a.per_round for a in s], [a.per_round_ci for a in s], result_unit(c["ruleset"]), 0),
+        (
+            [a.per_round for a in s],
+            [[a.per_round - a.per_round_low for a in s], [a.per_round_high - a.per_round for a in s]],
+            result_unit(c["ruleset"]),
+            0,
+        ),
     ]
     for ax, (x, err, label, ref) in zip(axes, panels, strict=True):
         ax.errorbar(x, y, xerr=err, fmt="o", color="black", ecolor="0.3", capsize=3, ms=5)

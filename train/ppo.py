@@ -332,7 +332,8 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
     for key, value in last.items():
         if key.endswith("_mean") and "exploit" not in key:
             bot = key[: -len("_mean")]
-            print(f"  vs {bot:<10} mean return {value:+.4f} ± {last.get(bot + '_ci95', float('nan')):.4f}")
+            low, high = last.get(bot + "_low", float("nan")), last.get(bot + "_high", float("nan"))
+            print(f"  vs {bot:<10} mean return {value:+.4f} [{low:+.4f}, {high:+.4f}]")
     if "exploit_mean" in last:
         print("exact regret against the best response (chips per round):")
         print(f"  seat 0 (rolls first):  {last['exploit_first']:.5f}")

@@ -2,11 +2,13 @@
 
 Runs ``python -m train.ppo`` once per seed (``--config`` and ``--set`` as there; ``seed`` comes from
 ``--seeds``), at most ``--jobs`` at a time, each in its own process (so each pins its CPU kernels and
-threads afresh, see :mod:`zanzibar_env.train.repro`), then prints one table: per seat (rolls first / second / their
-mean) the mean, min and max of the **final** exact regret (the last row of each run's ``eval.csv``), and
-the training seconds (evaluations excluded, as ``zanzibar_env.train.ppo`` reports them) and whole-process wall
-seconds. ``--json OUT`` also writes the per-seed rows and the summary. A failed run stops nothing
-else; the command then exits 1 naming it.
+threads afresh, see :mod:`zanzibar_env.train.repro`), then prints one table of the **final** exact regret
+(the last row of each run's ``eval.csv``) per seat (rolls first / second / their mean), the training
+seconds (evaluations excluded, as ``zanzibar_env.train.ppo`` reports them) and whole-process wall
+seconds: for each, the interquartile mean with its 95% bootstrap interval over the seeds (what
+``rliable`` reports for runs over seeds; :mod:`zanzibar_env.train.intervals`), the mean, min and max.
+``--json OUT`` also writes the per-seed rows and the summary. A failed run stops nothing else; the
+command then exits 1 naming it.
 
 Wall times depend on the machine and on what else runs on it: quote them with both.
 """
@@ -25,8 +27,9 @@ from typing import Any
 
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 
-from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 from zanzibar_env.train.config import load_config, parse_override
+from zanzibar_env.train.intervals import iqm, iqm_interval
+from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 
 #: The columns summarised, with their labels.
 COLUMNS = (
@@ -111,24 +114,29 @@ def run_seed(args: argparse.Namespace, seed: int) -> dict[str, Any]:
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Mean, min and max of each column of :data:`COLUMNS` over the successful runs."""
+    """Per column of :data:`COLUMNS` over the successful runs: the interquartile mean (``iqm``) with the
+    bounds of its 95% bootstrap interval (``iqm_low``, ``iqm_high``; NaN for one seed), mean, min, max."""
     done = [r for r in rows if "error" not in r]
     out = {}
     for key, _ in COLUMNS:
         vals = [float(r[key]) for r in done if key in r]
         if vals:
-            out[key] = {"mean": statistics.fmean(vals), "min": min(vals), "max": max(vals)}
+            low, high = iqm_interval(vals)
+            out[key] = {"iqm": iqm(vals), "iqm_low": low, "iqm_high": high}
+            out[key].update(mean=statistics.fmean(vals), min=min(vals), max=max(vals))
     return out
 
 
 def table(rows: list[dict[str, Any]], summary: dict[str, dict[str, float]]) -> str:
     """The summary as a Markdown table (regret in chips per round, times in seconds)."""
     n = sum("error" not in r for r in rows)
-    lines = [f"| {n} seeds | mean | min | max |", "|---|---:|---:|---:|"]
+    lines = [f"| {n} seeds | IQM [95% CI] | mean | min | max |", "|---|---:|---:|---:|---:|"]
     for key, label in COLUMNS:
         if key in summary:
             s, fmt = summary[key], ".5f" if key.startswith("exploit") else ".0f"
-            lines.append(f"| {label} | {s['mean']:{fmt}} | {s['min']:{fmt}} | {s['max']:{fmt}} |")
+            iqm_cell = f"{s['iqm']:{fmt}} [{s['iqm_low']:{fmt}}, {s['iqm_high']:{fmt}}]"
+            cells = [iqm_cell, *(f"{s[k]:{fmt}}" for k in ("mean", "min", "max"))]
+            lines.append(f"| {label} | {' | '.join(cells)} |")
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ decision process over the stack states (every seat's stack, who rolls first). Th
 3. improves it by value iteration over a *family* of round policies: `optimal` and ``K`` best turn plays,
    one for each of ``K`` representative values of the outcome classes (:func:`candidate_utilities`),
    the seat picking one per state (:meth:`TableGame.improve`). The family's value is exact and a lower
-   bound on the best response's; :class:`TableGameAgent` plays greedily on it (one more step of policy
+   bound on the best response's; :func:`~zanzibar_env.agents.exact.family_response` plays greedily on it (one more step of policy
    improvement, not evaluated exactly).
 
 The objective is the seat's own win probability, or (``rival=j``) its win probability minus seat ``j``'s:
@@ -21,7 +21,8 @@ playing to finish ahead of one opponent rather than to win.
 Entry points: :func:`solve_family` (all of the above for one table), :func:`seat_wins` (every seat's
 win probability from given stacks), :func:`chip_response_wins` (the same with the seat playing the
 round best response for chips instead: exploiting the bots round by round), :func:`bellman_gap` (how far
-the family is from the best response, one round at a time), :class:`TableGameAgent`; ``python -m
+the family is from the best response, one round at a time); the agent is
+:func:`~zanzibar_env.agents.exact.table_game_response`; ``python -m
 experiments.table_game_probe`` prints them. At 4 players and 20 chips a solve takes about 1-2 minutes and
 1.5 GB.
 """

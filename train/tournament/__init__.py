@@ -13,8 +13,9 @@ on ``(seed, d, r)`` and ``--jobs N`` or ``--backend ray`` (deals as Ray tasks on
 
 Statistics, per agent: win rate (a game won by k players at once counts 1/k to each), result per
 round (chip rulesets: chips given away minus chips received; lives rulesets: lives change; higher is
-better), each as a ratio over all the agent's seats with a 95% interval that treats deals as
-independent clusters (delta method); mean finishing place; and an openskill Plackett-Luce rating
+better), each as a ratio over all the agent's seats with a 95% interval (win rate: Wilson, so a bot
+that never wins still gets a non-zero upper bound; result per round: a bootstrap that resamples whole
+deals, :mod:`zanzibar_env.train.intervals`); mean finishing place; and an openskill Plackett-Luce rating
 updated game by game, in game order, from the finishing places (chips: winners, then fewest chips;
 lives: winners, then most lives, then latest elimination). Output (``--out``): ``games.csv`` (one
 row per game and seat), ``results.json`` (config, summary, every game: the same whatever the backend),
@@ -46,8 +47,8 @@ else:
         play_tournament,
         run_tournament,
     )
-    from zanzibar_env.train.tournament.stats import AgentSummary, ratio_ci, summarise
+    from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
     __all__ = ["BACKENDS", "AgentSummary", "DealContext", "DealGames", "Plan", "TournamentResult"]
     __all__ += ["build_parser", "deal_plan", "main", "plan_tournament", "play_deal", "play_tournament"]
-    __all__ += ["ratio_ci", "run_tournament", "summarise"]
+    __all__ += ["run_tournament", "summarise"]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from zanzibar_env.train.tournament.play import BACKENDS, plan_tournament, play_tournament
 from zanzibar_env.train.tournament.report import check_out_dir, print_table, write_outputs
+from zanzibar_env.core.registry import SPEC_HELP
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--agents", required=True, help="comma-separated agent names or ppo:PATH (at least 2)")
+    p.add_argument("--agents", required=True, help=f"comma-separated agents, at least 2; each {SPEC_HELP}")
     p.add_argument("--players", type=int, default=4, help="players per table, 2-8")
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
     p.add_argument("--ruleset", default="classic", help="ruleset name from configs/rules/ or a YAML path")

@@ -52,8 +52,8 @@ def print_table(result: TournamentResult) -> None:
         table.add_row(
             a.name,
             str(a.games),
-            f"{a.win_rate:.3f} ± {a.win_ci:.3f}",
-            f"{a.per_round:+.3f} ± {a.per_round_ci:.3f}",
+            f"{a.win_rate:.3f} [{a.win_low:.3f}, {a.win_high:.3f}]",
+            f"{a.per_round:+.3f} [{a.per_round_low:+.3f}, {a.per_round_high:+.3f}]",
             f"{a.mean_place:.2f}",
             f"{a.rating_mu:.2f} ± {a.rating_sigma:.2f}",
             f"{a.rating:.2f}",

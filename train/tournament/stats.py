@@ -1,7 +1,8 @@
-"""Tournament statistics: per-agent win rate and result per round with cluster intervals, ratings.
+"""Tournament statistics: per-agent win rate and result per round with 95% intervals, ratings.
 
 See :mod:`zanzibar_env.train.tournament` for what each figure means; this module computes them from the
-game rows.
+game rows; the intervals come from :mod:`zanzibar_env.train.intervals` (scipy.stats): Wilson for the win
+rate, a bootstrap over deals for the result per round.
 """
 
 from __future__ import annotations
@@ -12,20 +13,21 @@ from dataclasses import dataclass
 import numpy as np
 
 import zanzibar_env as zz
-
-Z95 = 1.959963984540054
+from zanzibar_env.train.intervals import ratio_interval, win_interval
 
 
 @dataclass
 class AgentSummary:
-    """One agent's line of the results table (``*_ci`` are 95% half-widths)."""
+    """One agent's line of the results table (``*_low`` / ``*_high``: the bounds of 95% intervals)."""
 
     name: str
     games: int
     win_rate: float
-    win_ci: float
+    win_low: float
+    win_high: float
     per_round: float
-    per_round_ci: float
+    per_round_low: float
+    per_round_high: float
     mean_place: float
     rating_mu: float
     rating_sigma: float
@@ -37,19 +39,6 @@ class AgentSummary:
 
 
 # ---- statistics -----------------------------------------------------------------------------------
-def ratio_ci(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
-    """``sum(num) / sum(den)`` and its 95% half-width, treating entries as independent clusters."""
-    total = float(den.sum())
-    if total == 0:
-        return math.nan, math.nan
-    ratio = float(num.sum()) / total
-    n = len(num)
-    if n < 2:
-        return ratio, math.nan
-    resid = num - ratio * den
-    return ratio, Z95 * math.sqrt(float((resid**2).sum()) * n / (n - 1)) / total
-
-
 def _ratings(games: list[dict], names: list[str]) -> dict[str, tuple[float, float]]:
     """openskill Plackett-Luce ``(mu, sigma)`` per agent, updated game by game (copies averaged)."""
     from openskill.models import PlackettLuce
@@ -86,17 +75,18 @@ def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
                     rounds[i] += g["rounds"]
                     places.append(g["place"][s])
         played = seats > 0
-        wr, wci = ratio_ci(wins[played], seats[played])
-        pr, pci = ratio_ci(result[played], rounds[played])
+        seated = int(seats.sum())
+        win_rate = float(wins.sum()) / seated if seated else math.nan
+        per_round = float(result.sum()) / float(rounds.sum()) if rounds.sum() else math.nan
         mu, sigma = ratings[name]
         out.append(
             AgentSummary(
                 name,
-                int(seats.sum()),
-                wr,
-                wci,
-                pr,
-                pci,
+                seated,
+                win_rate,
+                *win_interval(float(wins.sum()), seated),
+                per_round,
+                *ratio_interval(result[played], rounds[played]),
                 float(np.mean(places)) if places else math.nan,
                 mu,
                 sigma,

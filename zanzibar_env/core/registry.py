@@ -66,6 +66,14 @@ def available_prefixes() -> list[str]:
     return [n for n in _names() if n.endswith(":")]
 
 
+#: What a command line's agent argument accepts (every ``--help`` that takes agents says it).
+SPEC_HELP = (
+    "a bot name (random, greedy, threshold, escape, optimal, optimal_game, or a shipped model such as "
+    "ppo_classic_2p), ppo:PATH (an SB3 zip), rllib:PATH (an RLlib run directory) or module:Attr (a class "
+    "on the Python path)"
+)
+
+
 def available_text() -> str:
     """One line naming what :func:`make_agent` accepts (used in error messages)."""
     names = ", ".join(available_agents()) or "(none installed)"

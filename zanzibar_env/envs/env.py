@@ -118,8 +118,9 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     ends the observation is all zeros but indices 16-32 (final stacks).
 
     ``obs_type="onehot"``: ``Box(-1, 8, (k,), float32)``, the 33 floats above followed by one-hot codes
-    of the dice, face counts, ranks and rolls (``zanzibar_env.core.onehot``; ``k`` = 156 for
-    ``classic``), the encoding the default training uses. ``obs_type="dict"``:
+    of the dice, face counts, ranks and rolls (``zanzibar_env.core.onehot``; ``k`` =
+    ``onehot_size(...)``: 212 for ``classic``, 152 for ``simple_scoring``, 224 for ``lives``), the
+    encoding the default training uses. ``obs_type="dict"``:
     ``Dict{"observation": Box(33), "action_mask": MultiBinary(8)}`` (RLlib / Tianshou style).
 
     ## Starting State

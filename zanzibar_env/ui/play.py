@@ -32,6 +32,7 @@ from ..core.records import TurnRecord, check_replay_file
 from ..core.registry import make_agent
 from .render import held_mask
 from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
+from zanzibar_env.core.registry import SPEC_HELP
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -221,7 +222,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--opponents",
         default="random",
-        help="comma-separated bots, e.g. 'optimal,greedy,ppo:PATH' (cycled to fill the seats)",
+        help=f"comma-separated bots, cycled to fill the seats; each {SPEC_HELP}",
     )
     p.add_argument("--ruleset", default="classic", help="ruleset name (classic, lives, ...) or YAML path")
     p.add_argument("--seed", type=int, default=None, help="seed for the dice and the bots (default: random)")

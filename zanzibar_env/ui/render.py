@@ -29,6 +29,7 @@ from ..core.engine import STOP, RoundSnapshot, RoundState, View, mask_from_keep
 from ..core.game import GameState
 from ..core.safe_io import atomic_write_bytes, check_output
 from .narrate import describe_result, describe_round, seat_names
+from zanzibar_env.core.registry import SPEC_HELP
 
 WIDTH, HEIGHT = 640, 400
 DIE = 84  # die sprite size in pixels
@@ -333,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--players", type=int, default=4, help="table size 2-8")
     p.add_argument("--round", type=int, default=3, help="show a position from this round on")
-    p.add_argument("--agent", default="greedy", help="bot for every seat (falls back to random if unknown)")
+    p.add_argument("--agent", default="greedy", help=f"bot for every seat (random if unknown): {SPEC_HELP}")
     p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:
