@@ -12,8 +12,8 @@ decision process over the stack states (every seat's stack, who rolls first). Th
 3. improves it by value iteration over a *family* of round policies: `optimal` and ``K`` best turn plays,
    one for each of ``K`` representative values of the outcome classes (:func:`candidate_utilities`),
    the seat picking one per state (:meth:`TableGame.improve`). The family's value is exact and a lower
-   bound on the best response's; :func:`~zanzibar_env.agents.exact.family_response` plays greedily on it (one more step of policy
-   improvement, not evaluated exactly).
+   bound on the best response's; :func:`~zanzibar_env.agents.exact.family_response` plays greedily on it
+   (one more step of policy improvement, not evaluated exactly).
 
 The objective is the seat's own win probability, or (``rival=j``) its win probability minus seat ``j``'s:
 playing to finish ahead of one opponent rather than to win.
