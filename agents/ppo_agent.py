@@ -22,6 +22,7 @@ from zanzibar_env.core.engine import NUM_ACTIONS, View
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.safe_io import is_file
 
 from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.sb3_model import load_sb3
@@ -113,7 +114,7 @@ def _shipped(path: str | Path) -> Path:
 
     name = str(path)
     shipped = MODEL_DIR / f"{name}.zip"
-    if name.isidentifier() and not Path(path).exists() and shipped.is_file():
+    if name.isidentifier() and not is_file(path) and is_file(shipped):  # is_file: never raises on a long name
         return shipped
     return Path(path)
 
