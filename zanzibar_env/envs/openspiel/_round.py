@@ -118,7 +118,8 @@ class RoundMachine:
         self.ms = self.best_ms = self.hold = 0
         self.best_rank = -1
         self.rolls_used, self.turn_limit = 0, ruleset.max_rolls
-        self.done, self.losers, self.winner = False, (), -1
+        self.done, self.winner = False, -1
+        self.losers: tuple[int, ...] = ()
         self.pending: tuple[str, Any] | None = None
         self._start_turn()
 
@@ -158,9 +159,10 @@ class RoundMachine:
 
     def chance(self, outcome: Any) -> None:
         """Apply a chance outcome id (``ValueError`` if not one of :meth:`chance_outcomes`)."""
-        legal = _dice_ids(self.pending[1]) if self.pending and self.pending[0] == "dice" else None
-        if legal is None:
-            legal = dict(self.chance_outcomes())
+        pending = self.pending
+        legal: Any = (
+            _dice_ids(pending[1]) if pending and pending[0] == "dice" else dict(self.chance_outcomes())
+        )
         if isinstance(outcome, bool) or not isinstance(outcome, (int, np.integer)) or outcome not in legal:
             raise ValueError(
                 f"illegal chance outcome {outcome!r} ({self.where()}): the outcomes here are "
@@ -194,7 +196,9 @@ class RoundMachine:
         t = self.tables
         self.ms = ms = K.AFTER[self.ms * K.NUM_ACTIONS + self.hold][faces]
         self.rolls_used += 1
-        self.best_rank, self.best_ms = K.best_after_roll(self.best_rank, self.best_ms, t.rank[ms], ms, self.ruleset)
+        self.best_rank, self.best_ms = K.best_after_roll(
+            self.best_rank, self.best_ms, t.rank[ms], ms, self.ruleset
+        )
         if K.turn_over(self.rolls_used, self.turn_limit, t.instant[ms]):
             self._end_turn()
 

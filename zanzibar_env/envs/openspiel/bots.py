@@ -64,7 +64,7 @@ def machine_from_view(view: View) -> RoundMachine:
         rnd.rolls_used = view.roll_limit if k == 0 and rules.first_roller_sets_limit else 1
         rnd._end_turn()
     rnd.paid = view.earlier_payments
-    rnd.ms = MULTISET_INDEX[tuple(view.dice)]
+    rnd.ms = MULTISET_INDEX[view.dice]
     best = view.turn_best_rank if view.turn_best_rank >= 0 else rnd.tables.rank[rnd.ms]
     rnd.best_rank = best
     rnd.best_ms = rnd.ms if rnd.tables.rank[rnd.ms] == best else _ms_of_rank(rules, best)

@@ -91,7 +91,7 @@ def _utility_bounds(ruleset: Ruleset, stacks: list[int], rounds: int) -> tuple[f
     per_round = int(lives_lost_by_rank(ruleset).max())
     if ruleset.stake == "lives":
         return -float(max(stacks) if rounds > 1 else per_round), 0.0
-    return -float(per_round * (ruleset.num_rounds if rounds > 1 else 1)), 0.0
+    return -float(per_round * ((ruleset.num_rounds or 1) if rounds > 1 else 1)), 0.0
 
 
 class ZanzibarRoundGame(pyspiel.Game):
@@ -153,7 +153,8 @@ class ZanzibarState(pyspiel.State):
         super().__init__(game)
         self.fixed = _Fixed(game)
         self.round = game.initial_round.copy()
-        self.rounds_played, self.winners, self.truncated = 0, (), False
+        self.rounds_played, self.truncated = 0, False
+        self.winners: tuple[int, ...] = ()
 
     @property
     def ruleset(self) -> Ruleset:
@@ -195,11 +196,17 @@ class ZanzibarState(pyspiel.State):
         if not self.round.done:
             return [0.0] * self.round.n
         start = self.fixed.start_stacks if self.fixed.whole_game else list(self.round.stacks_before)
-        return [float(S.chip_reward(self.ruleset, a - b)) for a, b in zip(self.round.stacks, start, strict=True)]
+        return [
+            float(S.chip_reward(self.ruleset, a - b)) for a, b in zip(self.round.stacks, start, strict=True)
+        ]
 
     def __str__(self) -> str:
-        head = f"round {self.rounds_played + 1} of {self.fixed.max_rounds} | " if self.fixed.whole_game else ""
-        tail = f" | winners {list(self.winners)}" if self.winners else " | truncated" if self.truncated else ""
+        head = (
+            f"round {self.rounds_played + 1} of {self.fixed.max_rounds} | " if self.fixed.whole_game else ""
+        )
+        tail = (
+            f" | winners {list(self.winners)}" if self.winners else " | truncated" if self.truncated else ""
+        )
         return head + self.round.key() + tail
 
     # ---- the whole game: settlement.game_winners and core.game.next_starter between rounds ----------
@@ -247,4 +254,3 @@ def observation(rnd: RoundMachine, player: int) -> np.ndarray:
         rnd.ms, rnd.best_rank, rnd.rolls_used, rnd.turn_limit, pos == 0, len(rnd.order) - pos - 1,
         rnd.lo, rnd.lo_count, rnd.hi, rnd.paid, e.tail(stacks, active),
     )  # fmt: skip
-
