@@ -43,6 +43,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "rllib": ("ray", "torch"),
     "docs": ("mkdocs", "mkdocstrings"),
+    "openspiel": ("pyspiel", "open_spiel"),
 }
 
 

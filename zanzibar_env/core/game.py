@@ -131,15 +131,20 @@ class GameState:
         return [s for s, w in enumerate(won) if w] if over else []
 
     def _next_starter(self, rec: RoundRecord) -> int:
-        """The round's winner rolls first; if they are out, the next active seat clockwise."""
-        n, winner = len(self.stacks), rec.winner
-        if self.ruleset.stake != "lives":
-            return winner
-        for k in range(n):
-            s = (winner + k) % n
-            if self.stacks[s] > 0:
-                return s
-        raise AssertionError("no active seat")  # pragma: no cover
+        return next_starter(self.ruleset, self.stacks, rec.winner)
+
+
+def next_starter(ruleset: Ruleset, stacks: Sequence[int], winner: int) -> int:
+    """Who rolls first in the next round: the round's winner (the highest hand); if they are out, the
+    next active seat clockwise."""
+    n = len(stacks)
+    if ruleset.stake != "lives":
+        return winner
+    for k in range(n):
+        s = (winner + k) % n
+        if stacks[s] > 0:
+            return s
+    raise AssertionError("no active seat")  # pragma: no cover
 
 
 def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list[int]:
