@@ -40,7 +40,7 @@ def values(rulesets: list[str], max_rolls: int | None) -> None:
     )
     for spec in rulesets:
         name, _, best = spec.partition("+")
-        over = {"final_hand": "best"} if best else {}
+        over: dict[str, object] = {"final_hand": "best"} if best else {}
         if max_rolls is not None:
             over["max_rolls"] = max_rolls
         rules = load_ruleset(name, **over)
