@@ -9,7 +9,11 @@ harness classifies it:
 * ``accepted``: the input was valid and was used (the case's own check says what valid means);
 * ``traceback``: any other exception, or ``Traceback`` in the output;
 * ``wrong``: an invalid input accepted (the case expected an error);
-* ``lost``: a file that existed before the case changed or vanished without ``--force``.
+* ``lost``: a file that existed before the case changed or vanished without ``--force``;
+* ``hang``: the case ran past its ``timeout`` (seconds; a ``SIGALRM`` interrupts it).
+
+A ``TypeError`` counts as clear like a ``ValueError``; either is a traceback when its message is one
+of Python's or numpy's internal ones (:data:`INTERNAL`), which names no argument.
 
 ``python -m tests.hostile_report`` runs every generator with a larger budget and prints the counts;
 ``tests/test_hostile.py`` runs them with a small one and requires 0 tracebacks, 0 wrong, 0 lost.
@@ -20,14 +24,25 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-OUTCOMES = ("clear", "accepted", "traceback", "wrong", "lost")
+OUTCOMES = ("clear", "accepted", "traceback", "wrong", "lost", "hang")
+BAD_OUTCOMES = ("traceback", "wrong", "lost", "hang")
+#: Fragments of messages raised from inside Python or numpy: an error that only passes one of these on
+#: names no argument and no allowed value, so the harness counts it as a traceback.
+INTERNAL = (
+    "invalid literal for int()", "has no attribute", "object is not callable", "not subscriptable",
+    "unhashable type", "SeedSequence", "out of bounds", "could not convert", "unsupported operand",
+    "'NoneType'", "not supported between instances", "must be real number", "expected str, bytes or os",
+    "object cannot be interpreted as an integer", "too many values to unpack", "not enough values to unpack",
+)  # fmt: skip
 
 
 @dataclass
@@ -39,6 +54,7 @@ class Case:
     bad: bool = True  # must end in a clear error (False: may be accepted; ``valid`` judges it)
     valid: Callable[[Any], bool] | None = None  # for an accepted result: is it really valid?
     watch: list[Path] = field(default_factory=list)  # files that must not change
+    timeout: float = 60.0  # seconds before the case counts as a hang
     after: Callable[[], str | None] | None = None  # a problem left behind (e.g. a file written), or None
 
 
@@ -55,14 +71,15 @@ class Tally:
 
     def add(self, case: Case, outcome: str, detail: str) -> None:
         self.counts[outcome] += 1
-        if outcome in ("traceback", "wrong", "lost"):
+        if outcome in BAD_OUTCOMES:
             self.failures.append(f"{outcome}: {case.name}: {detail[:300]}")
 
     def summary(self) -> str:
         c = self.counts
         return (
             f"inputs tried {self.tried}, clear errors {c['clear']}, accepted as valid {c['accepted']}, "
-            f"tracebacks {c['traceback']}, wrongly accepted {c['wrong']}, data lost {c['lost']}"
+            f"tracebacks {c['traceback']}, wrongly accepted {c['wrong']}, data lost {c['lost']}, "
+            f"hangs {c['hang']}"
         )
 
 
@@ -78,17 +95,42 @@ def _one_line_error(text: str) -> bool:
     return last.startswith("error:") or ": error:" in last
 
 
+class _Hang(BaseException):
+    """Raised by the alarm inside a case that ran past its timeout."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Interrupt the block with :class:`_Hang` after ``seconds`` (main thread only; else no limit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def ring(signum: int, frame: object) -> None:
+        raise _Hang
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def classify(case: Case) -> tuple[str, str]:
     """Run ``case`` and return ``(outcome, detail)``."""
     before = _digest(case.watch)
     out, err = io.StringIO(), io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with _deadline(case.timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             result = case.run()
         exc: BaseException | None = None
+    except _Hang:
+        return "hang", f"ran past {case.timeout} s"
     except SystemExit as e:  # argparse
         result, exc = (e.code if isinstance(e.code, int) else 2), None
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         result, exc = None, e
     except BaseException as e:
         import traceback
@@ -105,8 +147,8 @@ def classify(case: Case) -> tuple[str, str]:
         return "traceback", text[-300:]
     if exc is not None:
         msg = str(exc)
-        ok = bool(msg.strip()) and "\n" not in msg.strip()
-        return ("clear", msg) if ok else ("traceback", f"unclear ValueError: {msg!r}")
+        ok = bool(msg.strip()) and "\n" not in msg.strip() and not any(f in msg for f in INTERNAL)
+        return ("clear", msg) if ok else ("traceback", f"unclear {type(exc).__name__}: {msg!r}")
     if isinstance(result, int) and not isinstance(result, bool) and result != 0:
         return ("clear", text) if _one_line_error(text) else ("traceback", f"exit {result}: {text[-300:]}")
     if case.bad:

@@ -449,4 +449,6 @@ def cli_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         )
 
 
+#: Every generator of the suite. Generators of other surfaces live in their own ``tests/hostile_*.py``
+#: modules and are appended in :mod:`tests.hostile_all`.
 GENERATORS = (ruleset_cases, dice_cases, model_cases, record_cases, config_cases, cli_cases)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .hostile import Tally, run_cases
-from .hostile_cases import GENERATORS
+from .hostile_all import GENERATORS
 
 
 def main(argv: list[str] | None = None) -> int:

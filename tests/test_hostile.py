@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .hostile import Case, Tally, classify, run_cases
-from .hostile_cases import GENERATORS, _replay, _sane_config, _sane_ruleset
+from .hostile_all import GENERATORS
+from .hostile_cases import _replay, _sane_config, _sane_ruleset
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -1,0 +1,12 @@
+"""Every generator of the hostile-input suite, from every ``tests/hostile_*.py`` module.
+
+A module that adds a surface defines its generators (``(rng, scratch_dir, n) -> Iterator[Case]``) and is
+listed here with one import; :mod:`tests.test_hostile` and :mod:`tests.hostile_report` read
+:data:`GENERATORS` from this module.
+"""
+
+from __future__ import annotations
+
+from .hostile_cases import GENERATORS as _BASE
+
+GENERATORS = (*_BASE,)
