@@ -22,6 +22,8 @@ import yaml
 from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.core.safe_io import atomic_write_text, is_file
+from zanzibar_env.core.safe_load import load_yaml
+from zanzibar_env.core.safe_load import read_yaml as read_yaml_file
 from zanzibar_env.train.config_checks import bad_value, check_config
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
@@ -53,7 +55,7 @@ def _f(
 
 def _meta(help: str, *, kind: str, **limits: Any) -> dict[str, Any]:
     """Field metadata of :func:`_f` (used directly by list fields, which need a default factory)."""
-    base = {"choices": (), "lo": None, "hi": None, "optional": False}
+    base = {"choices": (), "lo": None, "hi": None, "optional": False, "what": "config key"}
     return {"help": help, "kind": kind, **base, **limits}
 
 
@@ -250,9 +252,10 @@ def _range(m: Any) -> str:
     return f" [{m['lo'] if m['lo'] is not None else ''}..{m['hi'] if m['hi'] is not None else ''}]"
 
 
-def _coerce(key: str, value: Any) -> Any:
-    """Check and convert one value for ``key`` by the limits declared with its field."""
-    m = FIELDS[key].metadata
+def _coerce(key: str, value: Any, fields: dict[str, dataclasses.Field[Any]] | None = None) -> Any:
+    """Check and convert one value for ``key`` by the limits declared with its field in ``fields``
+    (default: :class:`TrainConfig`'s; another dataclass declared with :func:`_f` works the same)."""
+    m = (FIELDS if fields is None else fields)[key].metadata
     if value is None and m["optional"]:
         return None
     if isinstance(value, str) and value in m["choices"]:
@@ -260,18 +263,18 @@ def _coerce(key: str, value: Any) -> Any:
     kind = m["kind"]
     if kind == "bool":
         if not isinstance(value, bool):
-            raise bad_value(key, value, "true or false")
+            raise _bad(m, key, value, "true or false")
         return value
     if kind in ("int", "float"):
         return _number(key, value, m)
     if kind in ("int_list", "agent_list"):
         return _coerce_list(key, value, m)
     if m["choices"]:
-        raise bad_value(key, value, f"one of {list(m['choices'])}")
+        raise _bad(m, key, value, f"one of {list(m['choices'])}")
     if not isinstance(value, str) or not value or "\x00" in value:
-        raise bad_value(key, value, "a non-empty string")
+        raise _bad(m, key, value, "a non-empty string")
     if kind == "name" and (not _NAME_RE.fullmatch(value) or value in (".", "..")):
-        raise bad_value(key, value, "letters, digits, '.', '_' and '-' (a plain directory name)")
+        raise _bad(m, key, value, "letters, digits, '.', '_' and '-' (a plain directory name)")
     return value
 
 
@@ -280,15 +283,19 @@ def _coerce_list(key: str, value: Any, m: Any) -> list[Any]:
     if m["kind"] == "int_list":
         items = [value] if _is_scalar(value) else value
         if not isinstance(items, list) or not items:
-            raise bad_value(key, value, "a non-empty list of integers")
+            raise _bad(m, key, value, "a non-empty list of integers")
         return [_number(key, v, m) for v in items]
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
-        raise bad_value(key, value, "a list of agent names or 'ppo:PATH' strings")
+        raise _bad(m, key, value, "a list of agent names or 'ppo:PATH' strings")
     return list(items)
 
 
 _NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
+def _bad(m: Any, key: str, value: Any, allowed: str) -> ValueError:
+    return bad_value(key, value, allowed, what=m["what"])
 
 
 def _is_scalar(value: Any) -> bool:
@@ -310,17 +317,17 @@ def _number(key: str, value: Any, m: Any) -> Any:
         try:
             x = float(x) if not want_int or not x.strip().lstrip("+-").isdigit() else int(x)
         except ValueError:
-            raise bad_value(key, value, allowed) from None
+            raise _bad(m, key, value, allowed) from None
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        raise bad_value(key, value, allowed)
+        raise _bad(m, key, value, allowed)
     if want_int:
         if isinstance(x, float) and not x.is_integer():
-            raise bad_value(key, value, allowed)
+            raise _bad(m, key, value, allowed)
         x = int(x)
     else:
         x = float(x)
     if (lo is not None and x < lo) or (hi is not None and x > hi):
-        raise bad_value(key, value, allowed)
+        raise _bad(m, key, value, allowed)
     return x
 
 
@@ -337,11 +344,7 @@ def apply(cfg: TrainConfig, values: dict[str, Any]) -> TrainConfig:
 
 
 def _load_yaml(text: str, source: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError) as e:
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{source}: not valid YAML ({reason})") from None
+    return load_yaml(text, source)  # size, nesting, aliases and duplicate keys bounded
 
 
 def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
@@ -351,11 +354,7 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         raise ValueError(f"config file {str(path)[:200]!r} does not exist")
     if path.resolve() in _seen:
         raise ValueError(f"config file {str(path)!r}: 'defaults:' chain loops back to itself")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"config file {str(path)!r} is not readable text ({type(e).__name__})") from None
-    data = _load_yaml(text, f"config file {str(path)!r}") or {}
+    data = read_yaml_file(path, "config file") or {}
     if not isinstance(data, dict):
         raise ValueError(f"config file {str(path)!r} must hold a mapping of keys to values")
     base_name = data.pop("defaults", None)
@@ -363,6 +362,8 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         return data
     if not isinstance(base_name, str) or not base_name:
         raise ValueError(f"config file {str(path)!r}: 'defaults' must name a YAML file")
+    if len(_seen) >= 8:
+        raise ValueError(f"config file {str(path)!r}: more than 8 'defaults:' files in a chain")
     return {**read_yaml(path.parent / base_name, (*_seen, path.resolve())), **data}
 
 

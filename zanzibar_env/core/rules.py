@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from .hands import HandTable, hand_table
+from .safe_load import read_yaml
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -385,13 +385,7 @@ def _read_ruleset_file(path: Path) -> Ruleset:
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
-    if not path.is_file():
-        raise ValueError(f"ruleset file {str(path)!r} is not a file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
-        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{path}: not valid YAML ({reason})") from None
+    data = read_yaml(path, "ruleset file")  # size, nesting, aliases and duplicate keys bounded
     rules = Ruleset.from_dict(data, source=str(path))
     _FILE_CACHE[key] = rules
     return rules
