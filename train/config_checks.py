@@ -18,9 +18,18 @@ TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.exact.table_game_r
 STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
 
 
-def bad_value(key: str, value: Any, allowed: str) -> ValueError:
-    """The error for a bad value of config key ``key`` (what was given, what is allowed)."""
-    return ValueError(f"config key {key!r}: bad value {str(value)[:80]!r}; allowed: {allowed}")
+def bad_value(key: str, value: Any, allowed: str, what: str = "config key") -> ValueError:
+    """The error for a bad value of config key ``key`` (what was given, what is allowed); ``what`` names
+    the kind of key (``"sweep key"`` for sweep configs)."""
+    return ValueError(f"{what} {key!r}: bad value {_short(value)!r}; allowed: {allowed}")
+
+
+def _short(value: Any) -> str:
+    """At most 80 characters of ``str(value)``, without building the whole string of a huge container."""
+    if isinstance(value, (list, tuple, dict)) and len(value) > 20:
+        kind = type(value).__name__
+        return f"<{kind} of {len(value)} items>"
+    return str(value)[:80]
 
 
 def check_config(cfg: TrainConfig) -> TrainConfig:

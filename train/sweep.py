@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import json
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,33 +41,24 @@ from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
 
 from zanzibar_env.train.runs import eval_rows
-from zanzibar_env.train.config import TrainConfig, apply, load_config
+from zanzibar_env.train.config import TrainConfig, apply
 from zanzibar_env.train.config_checks import check_config
+from zanzibar_env.train.sweep_config import DISTRIBUTIONS, SweepConfig, base_config, load_sweep
+from zanzibar_env.train.sweep_config import base_path as _base_path
 from zanzibar_env.train.tournament.ray_backend import ray_session
 
-DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
+__all__ = [
+    "DISTRIBUTIONS",
+    "SweepConfig",
+    "base_config",
+    "load_sweep",
+    "main",
+    "search_space",
+    "trial_config",
+]
+
 #: keys a best config takes from the base config rather than from the trial (where and how it runs)
 PRESENTATION = ("runs_dir", "exp_name", "progress_bar", "tensorboard")
-
-
-@dataclass
-class SweepConfig:
-    """Keys of ``configs/sweep_*.yaml``."""
-
-    name: str  #: sweep name: its folder and its trials' exp_name
-    base: str  #: the zanzibar_env.train.ppo config every trial starts from (configs/ name or a path)
-    search: dict[str, list[Any]]  #: key -> [distribution, args...]
-    set: dict[str, Any] = field(default_factory=dict)  #: fixed overrides for every trial
-    num_samples: int = 8  #: trials
-    metric: str = "exploit_mean"  #: eval.csv column to optimise
-    mode: str = "min"  #: "min" or "max"
-    grace_period: int = 2  #: ASHA: evaluations before a trial can be stopped
-    reduction_factor: int = 3  #: ASHA: keep 1 in this many at each rung
-    cpus_per_trial: int = 1  #: CPUs Ray reserves per trial (torch_threads stays as configured)
-    max_concurrent: int = 0  #: trials at once (0: as many as the CPUs allow)
-    seed: int = 0  #: seed of the search's draws
-    out_dir: str = "runs/sweeps"  #: the sweep goes to <out_dir>/<name>/
-    best_config: str | None = None  #: default configs/<name>_best.yaml
 
 
 def _tune() -> Any:
@@ -81,53 +70,12 @@ def _tune() -> Any:
     return tune
 
 
-def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> SweepConfig:
-    """The sweep config at ``path`` (with ``overrides``); ``ValueError`` names what is wrong."""
-    values = yaml.safe_load(Path(path).read_text()) or {}
-    values.update(overrides or {})
-    known = {f.name for f in dataclasses.fields(SweepConfig)}
-    if not isinstance(values, dict) or set(values) - known:
-        raise ValueError(f"unknown sweep keys {sorted(set(values) - known)}; known: {sorted(known)}")
-    try:
-        sweep = SweepConfig(**values)
-    except TypeError as e:
-        raise ValueError(f"sweep config {str(path)!r}: {e}") from None
-    if sweep.mode not in ("min", "max"):
-        raise ValueError(f"mode must be min or max, got {sweep.mode!r}")
-    base = base_config(sweep)
-    unknown = sorted(set(sweep.search) - set(base.to_dict()))
-    if unknown:
-        raise ValueError(f"search keys {unknown} are not train.ppo config keys")
-    search_space(sweep.search)  # checks every distribution
-    return sweep
-
-
-def _base_path(sweep: SweepConfig) -> Path:
-    p = Path(sweep.base)
-    return p if p.is_file() else CONFIG_DIR / sweep.base
-
-
-def base_config(sweep: SweepConfig) -> TrainConfig:
-    """The base zanzibar_env.train.ppo config with the sweep's fixed overrides (checked)."""
-    return check_config(apply(load_config(_base_path(sweep)), dict(sweep.set)))
-
-
 def search_space(search: dict[str, list[Any]]) -> dict[str, Any]:
-    """Tune's search space from the YAML form (``ValueError`` for an unknown distribution)."""
+    """Tune's search space from the YAML form (checked by :func:`load_sweep`)."""
     tune = _tune()
     space = {}
-    for key, spec in search.items():
-        if not isinstance(spec, list) or not spec or spec[0] not in DISTRIBUTIONS:
-            raise ValueError(f"search {key!r}: expected [distribution, args...] with one of {DISTRIBUTIONS}")
-        kind, *args = spec
-        if kind == "choice":
-            if len(args) != 1 or not isinstance(args[0], list) or not args[0]:
-                raise ValueError(f"search {key!r}: choice takes one non-empty list")
-            space[key] = tune.choice(args[0])
-        else:
-            if len(args) != 2 or not all(isinstance(a, int | float) for a in args) or args[0] >= args[1]:
-                raise ValueError(f"search {key!r}: {kind} takes two numbers lo < hi")
-            space[key] = getattr(tune, kind)(*args)
+    for key, (kind, *args) in search.items():
+        space[key] = tune.choice(args[0]) if kind == "choice" else getattr(tune, kind)(*args)
     return space
 
 
@@ -270,12 +218,23 @@ def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: st
     atomic_write_text(path, head + yaml.safe_dump(cfg, sort_keys=False))
 
 
+def _positive(text: str) -> int:
+    """An argparse type: an integer >= 1 (a Ray with no CPU would wait for ever)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 (CPUs for the trials), got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True, help="sweep YAML (configs/sweep_*.yaml)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
-    p.add_argument("--cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
+    p.add_argument("--cpus", type=_positive, default=None, help="CPUs of the local Ray, >= 1 (default: all)")
     p.add_argument("--out-dir", default=None, help="override the sweep's out_dir")
     p.add_argument("--best-config", default=None, help="override where the best config is written")
     args = p.parse_args(argv)
