@@ -15,7 +15,9 @@ with ``obs_type: onehot``.
 
 from __future__ import annotations
 
-import json
+import math
+import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,9 +26,10 @@ import numpy as np
 
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.kernel import legal_mask
-from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
-from zanzibar_env.core.onehot import onehot, ruleset_dims
-from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
+from zanzibar_env.core.onehot import onehot, onehot_size, ruleset_dims
+from zanzibar_env.core.rules import Ruleset, load_ruleset
+from zanzibar_env.core.safe_load import read_json
 
 from zanzibar_env.agents.base import BaseAgent
 
@@ -48,21 +51,125 @@ def policy_files(path: str | Path) -> tuple[Path, Path]:
     return npz, meta
 
 
+MAX_LAYERS = 16  #: most layers an export may have
+MAX_WEIGHTS = 1 << 24  #: most numbers in one array (64 MiB as float32), checked from its header
+MAX_TOTAL = 1 << 25  #: most numbers in all arrays together
+NUM_ACTIONS = 8  #: the logits head's width (the hold masks)
+OBS_TYPES = ("flat", "onehot")
+
+
 def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, Any]]:
-    """The layers ``[(W, b), ...]`` and the metadata of an exported policy; ``ValueError`` if malformed."""
+    """The layers ``[(W, b), ...]`` (float64) and the metadata of an exported policy; ``ValueError``
+    naming the file and the problem if it is malformed.
+
+    Checked before any array is read: ``policy.json`` (:func:`zanzibar_env.core.safe_load.read_json`:
+    size, depth and duplicate keys bounded) holds ``layers`` (an integer 1-:data:`MAX_LAYERS`), a known
+    ``activation`` and ``obs_type``, and a loadable ``ruleset`` if it names one; ``policy.npz`` holds
+    exactly the arrays ``W0, b0, ...`` of that many layers, each a real floating-point array whose
+    header declares at most :data:`MAX_WEIGHTS` numbers (:data:`MAX_TOTAL` in all). Then, read: every
+    number finite, the layers chain, the first takes the observation's width (``obs_type`` under the
+    export's ruleset, default classic) and the last gives :data:`NUM_ACTIONS` logits.
+    """
     npz, meta_path = policy_files(path)
+    meta = _check_meta(path, read_json(meta_path, f"rllib:{path}: policy.json"))
+    names = [f"{k}{i}" for i in range(meta["layers"]) for k in ("W", "b")]
     try:
-        meta = json.loads(meta_path.read_text())
+        with zipfile.ZipFile(npz) as z:
+            _check_headers(path, z, names)
         with np.load(npz, allow_pickle=False) as data:
-            layers = [(data[f"W{i}"], data[f"b{i}"]) for i in range(int(meta["layers"]))]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"rllib:{path}: cannot read the exported policy ({e})") from None
-    if meta.get("activation") not in ACTIVATIONS:
-        raise ValueError(f"rllib:{path}: unknown activation {meta.get('activation')!r}")
-    for (w, b), (w_next, _) in zip(layers, [*layers[1:], (None, None)], strict=True):
-        if w.ndim != 2 or b.shape != (w.shape[0],) or (w_next is not None and w_next.shape[1] != w.shape[0]):
-            raise ValueError(f"rllib:{path}: layer shapes do not chain ({w.shape}, {b.shape})")
+            arrays = {name: np.asarray(data[name]) for name in names}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        if isinstance(e, ValueError) and str(e).startswith(f"rllib:{path}:"):
+            raise
+        raise ValueError(f"rllib:{path}: cannot read the exported policy ({str(e)[:200]})") from None
+    layers = [
+        (arrays[f"W{i}"].astype(np.float64), arrays[f"b{i}"].astype(np.float64))
+        for i in range(meta["layers"])
+    ]
+    _check_layers(path, layers, _obs_width(path, meta))
     return layers, meta
+
+
+def _check_meta(path: str | Path, meta: Any) -> dict[str, Any]:
+    """``policy.json``'s keys, each of the right type and value (``ValueError`` naming the key)."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"rllib:{path}: policy.json must hold a JSON object, got {type(meta).__name__}")
+    layers = meta.get("layers")
+    if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise ValueError(
+            f"rllib:{path}: policy.json 'layers' must be an integer 1-{MAX_LAYERS}, got {layers!r}"
+        )
+    for key, allowed in (("activation", tuple(ACTIVATIONS)), ("obs_type", OBS_TYPES)):
+        value = meta.get(key, "flat" if key == "obs_type" else None)
+        if not isinstance(value, str) or value not in allowed:
+            shown = str(value)[:40]
+            raise ValueError(
+                f"rllib:{path}: unknown {key} {shown!r} in policy.json; allowed: {list(allowed)}"
+            )
+    ruleset = meta.get("ruleset", "classic")
+    if not isinstance(ruleset, str):
+        raise ValueError(
+            f"rllib:{path}: policy.json 'ruleset' must be a ruleset name, got {str(ruleset)[:40]!r}"
+        )
+    try:
+        load_ruleset(ruleset)
+    except ValueError as e:
+        raise ValueError(f"rllib:{path}: policy.json 'ruleset': {e}") from None
+    return {**meta, "obs_type": meta.get("obs_type", "flat")}
+
+
+def _check_headers(path: str | Path, z: zipfile.ZipFile, names: list[str]) -> None:
+    """Every array's dtype and declared size, from its ``.npy`` header, before the array is read."""
+    members = {m[:-4] if m.endswith(".npy") else m for m in z.namelist()}
+    missing, extra = sorted(set(names) - members), sorted(members - set(names))
+    if missing or extra:
+        raise ValueError(
+            f"rllib:{path}: policy.npz must hold exactly {names}; missing {missing[:8]}, unexpected {extra[:8]}"
+        )
+    total = 0
+    for name in names:
+        with z.open(f"{name}.npy") as f:
+            version = np.lib.format.read_magic(f)
+            if version not in ((1, 0), (2, 0)):
+                raise ValueError(f"rllib:{path}: array {name} has .npy format version {version}")
+            read = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
+            shape, _, dtype = read(f)
+        size = math.prod(shape)
+        if dtype.kind != "f" or dtype.hasobject:
+            raise ValueError(f"rllib:{path}: array {name} has dtype {dtype}; expected real floating point")
+        if size > MAX_WEIGHTS:
+            raise ValueError(f"rllib:{path}: array {name} declares shape {shape}, over {MAX_WEIGHTS} numbers")
+        total += size
+    if total > MAX_TOTAL:
+        raise ValueError(f"rllib:{path}: the arrays declare {total} numbers in all, over {MAX_TOTAL}")
+
+
+def _obs_width(path: str | Path, meta: dict[str, Any]) -> int:
+    """The observation width the first layer must take."""
+    if meta["obs_type"] == "flat":
+        return OBS_SIZE
+    return onehot_size(*ruleset_dims(load_ruleset(meta.get("ruleset", "classic"))))
+
+
+def _check_layers(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], width: int) -> None:
+    """Shapes chain from the observation's width to the logits; every number finite."""
+    want = width
+    for i, (w, b) in enumerate(layers):
+        out = NUM_ACTIONS if i == len(layers) - 1 else None
+        ok = w.ndim == 2 and w.shape[1] == want and w.shape[0] >= 1 and b.shape == (w.shape[0],)
+        if not ok or (out is not None and w.shape[0] != out):
+            need = f"({out or 'n'}, {want})"
+            raise ValueError(
+                f"rllib:{path}: layer {i} has W{i} {w.shape} and b{i} {b.shape}; expected W{i} of shape {need} "
+                f"(inputs: {'the observation, ' if i == 0 else ''}{want}) and b{i} of its first size"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise ValueError(f"rllib:{path}: layer {i} holds NaN or infinite weights")
+        want = w.shape[0]
 
 
 class RLlibAgent(BaseAgent):
@@ -84,7 +191,14 @@ class RLlibAgent(BaseAgent):
         return h
 
     def _obs(self, flat: np.ndarray, ruleset: Ruleset) -> np.ndarray:
-        return onehot(flat, *ruleset_dims(ruleset)) if self.meta.get("obs_type") == "onehot" else flat
+        obs = onehot(flat, *ruleset_dims(ruleset)) if self.meta["obs_type"] == "onehot" else flat
+        width = self.layers[0][0].shape[1]
+        if obs.shape[-1] != width:
+            raise ValueError(
+                f"{self.name} takes {width} inputs, but a one-hot observation of ruleset {ruleset.name!r} "
+                f"has {obs.shape[-1]} (it was trained under {self.meta.get('ruleset', 'classic')!r})"
+            )
+        return obs
 
     def _greedy(self, flat: np.ndarray, ruleset: Ruleset) -> np.ndarray:
         logits = self.logits(np.atleast_2d(self._obs(flat, ruleset)))
