@@ -221,6 +221,15 @@ class TrainConfig:
     torch_threads: int = _f(
         1, "torch.set_num_threads (1 = deterministic and fast for small MLPs)", lo=1, hi=1024
     )
+    max_memory_gb: float | None = _f(
+        None,
+        "memory a run may plan to use, GiB (rollout buffer, network, minibatch; train/resources.py); "
+        "null = half of the machine's memory",
+        lo=0.001,
+        hi=1e6,
+        kind="float",
+        optional=True,
+    )
     progress_bar: bool = _f(True, "show a tqdm/rich progress bar while training")
     tensorboard: bool = _f(True, "write TensorBoard logs to the run directory")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from zanzibar_env.core.rules import load_ruleset
+from zanzibar_env.train.resources import check_memory
 
 if TYPE_CHECKING:
     from zanzibar_env.train.config import TrainConfig
@@ -36,15 +37,16 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     """Cross-field checks and the names and files a config refers to (each field alone was checked)."""
     if isinstance(cfg.seat, int) and cfg.seat >= cfg.num_players:
         raise bad_value("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
-    if not cfg.opponents and not cfg.self_play:
-        raise bad_value("opponents", cfg.opponents, "at least one opponent (or self_play: true)")
-    _check_agents("opponents", cfg.opponents)
-    _check_agents("second_seat_opponents", cfg.second_seat_opponents)
+    if not cfg.opponents:
+        why = " (with self_play the fixed bots play until the pool has a checkpoint)" if cfg.self_play else ""
+        raise bad_value("opponents", cfg.opponents, f"at least one opponent{why}")
+    _check_agents("opponents", cfg.opponents, cfg.num_players)
+    _check_agents("second_seat_opponents", cfg.second_seat_opponents, cfg.num_players)
     if cfg.second_seat_opponents and cfg.second_seat_frac == 0:
         raise bad_value(
             "second_seat_opponents", cfg.second_seat_opponents, "empty unless second_seat_frac > 0"
         )
-    _check_agents("eval_bots", cfg.eval_bots)
+    _check_agents("eval_bots", cfg.eval_bots, cfg.num_players)
     if len(set(cfg.eval_bots)) != len(cfg.eval_bots):
         raise bad_value("eval_bots", cfg.eval_bots, "distinct names")
     if cfg.exploiter_frac > 0 and cfg.num_players != 2:
@@ -57,12 +59,34 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ValueError(f"config key 'ruleset': {e}") from None
     _check_seat_split(cfg)
+    _check_groups(cfg)
     _check_expected_reward(cfg)
     if cfg.batch_size > cfg.n_steps * cfg.num_envs:
         raise bad_value(
             "batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.n_steps * cfg.num_envs}"
         )
+    check_memory(cfg)
     return cfg
+
+
+def opponent_groups(cfg: TrainConfig) -> int:
+    """How many env groups the run's opponents split the envs into
+    (:func:`zanzibar_env.train.opponents.build_opponents`)."""
+    if cfg.exploiter_frac > 0:
+        return 8
+    if cfg.self_play:
+        return min(8, cfg.num_envs)
+    return len(cfg.opponents) if len(cfg.opponents) not in (1, cfg.num_players - 1) else 1
+
+
+def _check_groups(cfg: TrainConfig) -> None:
+    """Every env group needs an env: ``num_envs`` at least the opponent groups (the seat split checks
+    each of its parts itself)."""
+    if cfg.second_seat_frac == 0 and cfg.num_envs < opponent_groups(cfg):
+        why = "8 with exploiter_frac > 0" if cfg.exploiter_frac > 0 else "one per opponent"
+        raise bad_value(
+            "num_envs", cfg.num_envs, f"at least the {opponent_groups(cfg)} opponent groups ({why})"
+        )
 
 
 def _check_game_keys(cfg: TrainConfig) -> None:
@@ -160,17 +184,23 @@ def _check_seat_split(cfg: TrainConfig) -> None:
         raise bad_value("second_seat_frac", cfg.second_seat_frac, "0 unless env_id is ZanzibarRound-v1")
     many = len(cfg.opponents) not in (1, cfg.num_players - 1)
     groups = 8 if cfg.self_play or cfg.exploiter_frac > 0 else len(cfg.opponents) if many else 1
-    if min(seat_split(cfg)) < groups:
+    second = len(cfg.second_seat_opponents)
+    groups2 = 8 if cfg.exploiter_frac > 0 and second else second if second > 1 else groups
+    follow, n_second = seat_split(cfg)
+    if follow < groups or n_second < groups2:
         raise bad_value(
             "second_seat_frac",
             cfg.second_seat_frac,
-            f"a share leaving at least {groups} envs (the opponent groups) on each side of the split",
+            f"a share leaving at least {groups} envs (the opponent groups) to the first part and {groups2} "
+            f"to the second-seat part (num_envs {cfg.num_envs} splits {follow} + {n_second})",
         )
 
 
-def _check_agents(key: str, names: list[str]) -> None:
+def _check_agents(key: str, names: list[str], players: int | None = None) -> None:
+    """Every name loads (``ppo:PATH`` a model file) and, given ``players``, plays that table size."""
     from zanzibar_env.agents.ppo_agent import load_model
     from zanzibar_env.agents.registry import available_agents
+    from zanzibar_env.core.registry import declared_table_sizes
 
     for name in names:
         if name.startswith("ppo:"):
@@ -180,3 +210,8 @@ def _check_agents(key: str, names: list[str]) -> None:
                 raise bad_value(key, name, f"'ppo:PATH' with a loadable model file ({e})") from None
         elif name not in available_agents():
             raise bad_value(key, name, f"agent names {available_agents()} or 'ppo:PATH'")
+        sizes = declared_table_sizes(name)
+        if players is not None and sizes is not None and players not in sizes:
+            raise bad_value(
+                key, name, f"agents that play {players} players (num_players); {name!r} plays {list(sizes)}"
+            )

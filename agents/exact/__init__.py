@@ -57,7 +57,7 @@ from zanzibar_env.agents.exact.decisions import (
 )
 from zanzibar_env.agents.exact.exploitability import exploitability, game_exploitability
 from zanzibar_env.agents.exact.game import GameSpec, Pairs
-from zanzibar_env.agents.exact.game_iteration import SolvedGame, solve_game
+from zanzibar_env.agents.exact.game_iteration import MAX_STATES, SolvedGame, game_states, solve_game
 from zanzibar_env.agents.exact.round import Level, RoundSpec, action_values, seat_values, solve
 from zanzibar_env.agents.exact.table_round import check_ruleset as check_table_ruleset
 from zanzibar_env.agents.exact.turn_end import TurnEndValues, turn_end_values
@@ -75,6 +75,7 @@ def solve_round(
 
 
 __all__ = [
+    "MAX_STATES",
     "BestResponse",
     "DecisionStates",
     "GameSpec",
@@ -96,6 +97,7 @@ __all__ = [
     "family_response",
     "game_best_response",
     "game_exploitability",
+    "game_states",
     "round_value",
     "seat_values",
     "solve_game",

@@ -75,11 +75,18 @@ def make_system(ruleset: Ruleset, stacks: Sequence[int], classes: int = 1) -> Ga
     """The states reachable from ``stacks`` with their round outcomes (``ValueError`` on bad stacks)."""
     spec = GameSpec.of(ruleset)
     a, b = check_stacks(ruleset, stacks)
-    states = a + b - 1 if spec.chips else max(a, b) ** 2
+    states = game_states(ruleset, (a, b))
     if states > MAX_STATES:
         raise ValueError(f"stacks {a}-{b} give {states} stack states, more than the solver's {MAX_STATES}")
     pairs = Pairs.reachable(spec, (a, b))
     return GameSystem(spec, pairs, round_terms(spec, pairs), classes)
+
+
+def game_states(ruleset: Ruleset, stacks: Any) -> int:
+    """How many stack states the 2-player game from ``stacks`` has (what an exact game analysis solves:
+    its time and memory grow with it): ``a + b - 1`` in chips rulesets, ``max(a, b) ** 2`` in lives ones."""
+    a, b = check_stacks(ruleset, stacks)
+    return a + b - 1 if GameSpec.of(ruleset).chips else max(a, b) ** 2
 
 
 def check_stacks(ruleset: Ruleset, stacks: Any) -> tuple[int, int]:

@@ -176,3 +176,14 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
         raise ValueError(f"bad options for agent {spec!r}: {e}") from None
     except ValueError as e:
         raise ValueError(f"{e}; {available_text()}") from None
+
+
+def declared_table_sizes(name: str) -> tuple[int, ...] | None:
+    """The table sizes the registered agent ``name`` declares on its class (``table_sizes``), read without
+    making the agent; ``None`` if it declares none (or is not a registered name)."""
+    try:
+        factory = _factory(name)
+    except ValueError:
+        return None
+    sizes = getattr(factory, "table_sizes", None) if isinstance(factory, type) else None
+    return tuple(sizes) if sizes is not None else None
