@@ -33,6 +33,7 @@ from zanzibar_env.train.config import parse_override
 from zanzibar_env.train.runs import make_run_dir
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
 
 DEFAULT_CONFIG = CONFIG_DIR / "rllib_ppo_2p.yaml"
@@ -67,8 +68,9 @@ class RLlibConfig:
 
 def load(path: str | Path | None, overrides: list[str]) -> RLlibConfig:
     """The config at ``path`` (default ``configs/rllib_ppo_2p.yaml``) with ``--set`` overrides."""
-    text = Path(path or DEFAULT_CONFIG).read_text()
-    values = yaml.safe_load(text) or {}
+    values = read_yaml(path or DEFAULT_CONFIG, "config file") or {}
+    if not isinstance(values, dict):
+        raise ValueError(f"config file {str(path)[:200]!r} must hold a mapping of keys to values")
     values.update(dict(parse_override(o) for o in overrides))
     known = {f.name for f in dataclasses.fields(RLlibConfig)}
     unknown = sorted(set(values) - known)

@@ -43,9 +43,9 @@ class _Refused(yaml.YAMLError):
 
 
 if yaml.__with_libyaml__:  # libyaml's parser (C, fast) feeds PyYAML's composer, which bounds the nesting
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser
 
-    class _Base(Composer, CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+    class _Base(Composer, CParser, SafeConstructor, Resolver):
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
             Composer.__init__(self)
@@ -63,19 +63,22 @@ class _Loader(_Base):
     _depth = 0
     _nodes = 0
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         self._depth += 1
         self._nodes += 1
         try:
             if self._depth > MAX_DEPTH:
-                line = self.peek_event().start_mark.line + 1
-                raise _Refused(f"nested deeper than {MAX_DEPTH} levels (line {line})")
+                raise _Refused(f"nested deeper than {MAX_DEPTH} levels (line {self._line()})")
             if self._nodes > MAX_NODES:
-                line = self.peek_event().start_mark.line + 1
-                raise _Refused(f"more than {MAX_NODES} values (line {line})")
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+                raise _Refused(f"more than {MAX_NODES} values (line {self._line()})")
+            return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def _line(self) -> int:
+        """The 1-based line of the next event (0 if unknown)."""
+        mark = getattr(self.peek_event(), "start_mark", None)
+        return int(getattr(mark, "line", -1)) + 1
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, MappingNode):
