@@ -43,9 +43,11 @@ from zanzibar_env.core.registry import SPEC_HELP
 
 #: Games of more stack states are refused unless ``--max-states`` allows them (about a minute here).
 DEFAULT_MAX_STATES = 200
-#: Seconds and MiB per stack state of ``--game`` (greedy, classic; measured on 2 busy cores, AMD EPYC,
-#: ``evaluate_game("greedy", "classic", "A,A")`` for A = 20, 40, 80): what the refusal's estimate uses.
-SECONDS_PER_STATE = 0.4
+#: Seconds and MiB per stack state of ``--game`` (greedy, classic): what the refusal's estimate uses.
+#: Measured with ``evaluate_game("greedy", "classic", "A,A")`` for A = 20, 40, 80 (39, 79, 159 states:
+#: 28, 73, 147 s) on 2 AMD EPYC cores shared with other jobs, and the peak memory of the command at
+#: 39 and 119 states (258 and 628 MB); a quiet machine is faster.
+SECONDS_PER_STATE = 0.9
 MIB_PER_STATE = 5.0
 
 
