@@ -34,6 +34,7 @@ from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
 
 from zanzibar_env.train.tournament import run_tournament
+from zanzibar_env.train.resources import positive_int
 
 CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
 DEFAULT_VARIANTS = ("flat", "flat<=1", "flat<=3", "capped<=3", "guard<=2", "guard<=4")
@@ -115,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.stack_probe", description=doc)
     ap.add_argument("--games", type=int, default=20000, help="games per variant (a multiple of 4)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--jobs", type=positive_int, default=1)
     ap.add_argument("--variants", nargs="+", default=list(DEFAULT_VARIANTS), metavar="VARIANT")
     args = ap.parse_args(argv)
     try:

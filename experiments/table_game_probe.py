@@ -48,6 +48,7 @@ from zanzibar_env.agents.exact.table_game import (
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 from zanzibar_env.train.tournament import run_tournament
+from zanzibar_env.train.resources import positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--agree", type=int, default=0, help="play N games and count seat 0's decisions unlike optimal's"
     )
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=positive_int, default=1)
     return p
 
 

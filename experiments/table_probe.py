@@ -22,6 +22,7 @@ from zanzibar_env.agents.exact import table_best_response
 from zanzibar_env.agents.exact.table import solve_table
 
 from zanzibar_env.train.tournament import run_tournament
+from zanzibar_env.train.resources import positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=int, default=0, help="duplicate games per tournament (0: exact table only)"
     )
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=positive_int, default=1)
     return p
 
 

@@ -8,6 +8,7 @@ formula and the limit, and names the keys that lower it and the key that raises 
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import os
 from typing import TYPE_CHECKING
@@ -84,3 +85,14 @@ def check_memory(cfg: TrainConfig) -> None:
         f"minibatch = 24*batch_size*sum(net_arch) B), over the limit of {limit:.3g} GiB ({source}); "
         "lower them, or raise max_memory_gb"
     )
+
+
+def positive_int(text: str) -> int:
+    """An argparse type for CPU, job and worker counts: an integer >= 1 (0 CPUs would wait for ever)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value

@@ -40,6 +40,7 @@ from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.extras import requires_extra
 
+from zanzibar_env.train.resources import positive_int
 from zanzibar_env.train.runs import eval_rows
 from zanzibar_env.train.config import TrainConfig, apply
 from zanzibar_env.train.config_checks import check_config
@@ -218,23 +219,14 @@ def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: st
     atomic_write_text(path, head + yaml.safe_dump(cfg, sort_keys=False))
 
 
-def _positive(text: str) -> int:
-    """An argparse type: an integer >= 1 (a Ray with no CPU would wait for ever)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1 (CPUs for the trials), got {value}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True, help="sweep YAML (configs/sweep_*.yaml)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
-    p.add_argument("--cpus", type=_positive, default=None, help="CPUs of the local Ray, >= 1 (default: all)")
+    p.add_argument(
+        "--cpus", type=positive_int, default=None, help="CPUs of the local Ray, >= 1 (default: all)"
+    )
     p.add_argument("--out-dir", default=None, help="override the sweep's out_dir")
     p.add_argument("--best-config", default=None, help="override where the best config is written")
     args = p.parse_args(argv)

@@ -30,6 +30,7 @@ import numpy as np
 import yaml
 
 from zanzibar_env.train.config import parse_override
+from zanzibar_env.train.resources import positive_int
 from zanzibar_env.train.runs import make_run_dir
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
@@ -232,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default=None, help="YAML (default configs/rllib_ppo_2p.yaml)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
-    p.add_argument("--cpus", type=int, default=None, help="CPUs of the local Ray (default: all)")
+    p.add_argument(
+        "--cpus", type=positive_int, default=None, help="CPUs of the local Ray, >= 1 (default: all)"
+    )
     args = p.parse_args(argv)
     try:
         cfg = load(args.config, args.overrides)
