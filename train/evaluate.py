@@ -25,6 +25,7 @@ from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
+from zanzibar_env.core.safe_load import read_json
 from zanzibar_env.envs.sb3 import make_sb3_env
 
 from zanzibar_env.train.config import (
@@ -148,10 +149,7 @@ def resolve(target: str, best: bool = False) -> tuple[Path, TrainConfig]:
         model_path = p
         meta = p.with_suffix(".json")
         if meta.is_file():
-            try:
-                info = json.loads(meta.read_text())
-            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-                raise ValueError(f"{meta}: not a JSON model description") from None
+            info = read_json(meta, "model description", nan=True)  # size, depth and duplicate keys bounded
         if not isinstance(info, dict) or not isinstance(info.get("config", {}), dict):
             raise ValueError(f"{meta}: expected a JSON object with a 'config' mapping")
     run_cfg = model_path.parent / "config.yaml"  # a run directory, or a checkpoint inside one
@@ -217,7 +215,7 @@ def export_paths(model_path: Path, out: str, force: bool) -> Path:
 def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path) -> None:
     """Copy ``model_path`` to ``out`` and write ``out.json``: how it was made and its measured figures."""
     run_dir = model_path.parent
-    run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").is_file() else {}
+    run = read_json(run_dir / "run.json", "run.json", nan=True) if (run_dir / "run.json").is_file() else {}
     rows = eval_rows(run_dir)
     key = "game_exploit_mean" if "game_exploit_mean" in result else "exploit_mean"
     # the evaluation row of this checkpoint: matched by its exact figure, else the run's last (model.zip);

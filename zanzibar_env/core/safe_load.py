@@ -14,7 +14,8 @@ rules, stated once here and in the docs (``docs/training.md``, "Files and limits
   to a node that contains itself is refused too.
 * **Duplicate keys** in a mapping are an error naming the key and both lines (YAML and PyYAML would
   let the second silently win); in JSON an error naming the key.
-* JSON's non-standard ``NaN`` / ``Infinity`` are refused.
+* JSON's non-standard ``NaN`` / ``Infinity`` are refused in what users write (``policy.json``) and
+  accepted in the project's own outputs (a model's description).
 
 Errors are ``ValueError`` with one line naming the file. Only the standard library and PyYAML are used
 (the rules engine imports this module).
@@ -207,12 +208,14 @@ def _json_depth(value: Any) -> int:
     return deepest
 
 
-def load_json(text: str, source: str) -> Any:
-    """The JSON document ``text`` under this module's rules; ``ValueError`` naming ``source``."""
+def load_json(text: str, source: str, *, nan: bool = False) -> Any:
+    """The JSON document ``text`` under this module's rules; ``ValueError`` naming ``source``. ``nan``:
+    accept ``NaN``/``Infinity`` (as Python's ``json.dumps`` writes them into our own outputs)."""
     if len(text) > MAX_FILE_BYTES:
         raise ValueError(f"{source}: {len(text)} characters, over the limit of {MAX_FILE_BYTES}")
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        constant = float if nan else _no_constant
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=constant)
     except _Refused as e:
         raise ValueError(f"{source}: {e}") from None
     except RecursionError:
@@ -224,6 +227,6 @@ def load_json(text: str, source: str) -> Any:
     return value
 
 
-def read_json(path: str | Path, what: str) -> Any:
+def read_json(path: str | Path, what: str, *, nan: bool = False) -> Any:
     """The JSON file ``path`` under this module's rules (:func:`read_text`, :func:`load_json`)."""
-    return load_json(read_text(path, what), f"{what} {str(path)[:200]!r}")
+    return load_json(read_text(path, what), f"{what} {str(path)[:200]!r}", nan=nan)
