@@ -38,6 +38,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
 
 from zanzibar_env.train.resources import positive_int
@@ -204,7 +205,7 @@ def summarise(sweep: SweepConfig, grid: Any, sweep_dir: Path) -> dict[str, Any]:
 
 def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: str) -> None:
     """The best trial's resolved config as a ready zanzibar_env.train.ppo config file, with where it came from."""
-    cfg = yaml.safe_load((Path(best["run_dir"]) / "config.yaml").read_text())
+    cfg = read_yaml(Path(best["run_dir"]) / "config.yaml", "trial config")
     base = base_config(sweep).to_dict()
     cfg.update({k: base[k] for k in PRESENTATION})
     cfg["exp_name"] = f"{sweep.name}_best"
