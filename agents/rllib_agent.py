@@ -64,11 +64,12 @@ def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], 
 
     Checked before any array is read: ``policy.json`` (:func:`zanzibar_env.core.safe_load.read_json`:
     size, depth and duplicate keys bounded) holds ``layers`` (an integer 1-:data:`MAX_LAYERS`), a known
-    ``activation`` and ``obs_type``, and a loadable ``ruleset`` if it names one; ``policy.npz`` holds
+    ``activation`` and ``obs_type`` and a ``ruleset`` name (default classic); ``policy.npz`` holds
     exactly the arrays ``W0, b0, ...`` of that many layers, each a real floating-point array whose
     header declares at most :data:`MAX_WEIGHTS` numbers (:data:`MAX_TOTAL` in all). Then, read: every
     number finite, the layers chain, the first takes the observation's width (``obs_type`` under the
-    export's ruleset, default classic) and the last gives :data:`NUM_ACTIONS` logits.
+    export's ruleset; a one-hot export of a ruleset unknown here is checked when it plays) and the last
+    gives :data:`NUM_ACTIONS` logits.
     """
     npz, meta_path = policy_files(path)
     meta = _check_meta(path, read_json(meta_path, f"rllib:{path}: policy.json"))
@@ -86,7 +87,7 @@ def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], 
         (arrays[f"W{i}"].astype(np.float64), arrays[f"b{i}"].astype(np.float64))
         for i in range(meta["layers"])
     ]
-    _check_layers(path, layers, _obs_width(path, meta))
+    _check_layers(path, layers, _obs_width(meta))
     return layers, meta
 
 
@@ -97,7 +98,7 @@ def _check_meta(path: str | Path, meta: Any) -> dict[str, Any]:
     layers = meta.get("layers")
     if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
         raise ValueError(
-            f"rllib:{path}: policy.json 'layers' must be an integer 1-{MAX_LAYERS}, got {layers!r}"
+            f"rllib:{path}: policy.json 'layers' must be an integer 1-{MAX_LAYERS}, got {str(layers)[:40]!r}"
         )
     for key, allowed in (("activation", tuple(ACTIVATIONS)), ("obs_type", OBS_TYPES)):
         value = meta.get(key, "flat" if key == "obs_type" else None)
@@ -111,10 +112,6 @@ def _check_meta(path: str | Path, meta: Any) -> dict[str, Any]:
         raise ValueError(
             f"rllib:{path}: policy.json 'ruleset' must be a ruleset name, got {str(ruleset)[:40]!r}"
         )
-    try:
-        load_ruleset(ruleset)
-    except ValueError as e:
-        raise ValueError(f"rllib:{path}: policy.json 'ruleset': {e}") from None
     return {**meta, "obs_type": meta.get("obs_type", "flat")}
 
 
@@ -148,16 +145,20 @@ def _check_headers(path: str | Path, z: zipfile.ZipFile, names: list[str]) -> No
         raise ValueError(f"rllib:{path}: the arrays declare {total} numbers in all, over {MAX_TOTAL}")
 
 
-def _obs_width(path: str | Path, meta: dict[str, Any]) -> int:
-    """The observation width the first layer must take."""
+def _obs_width(meta: dict[str, Any]) -> int | None:
+    """The observation width the first layer must take (``None``: a one-hot export whose ruleset does
+    not load here; its width is then checked against each game's ruleset when it plays)."""
     if meta["obs_type"] == "flat":
         return OBS_SIZE
-    return onehot_size(*ruleset_dims(load_ruleset(meta.get("ruleset", "classic"))))
+    try:
+        return onehot_size(*ruleset_dims(load_ruleset(meta.get("ruleset", "classic"))))
+    except ValueError:
+        return None
 
 
-def _check_layers(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], width: int) -> None:
-    """Shapes chain from the observation's width to the logits; every number finite."""
-    want = width
+def _check_layers(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], width: int | None) -> None:
+    """Shapes chain from the observation's width (any, if ``None``) to the logits; every number finite."""
+    want = width if width is not None else (layers[0][0].shape[1] if layers[0][0].ndim == 2 else -1)
     for i, (w, b) in enumerate(layers):
         out = NUM_ACTIONS if i == len(layers) - 1 else None
         ok = w.ndim == 2 and w.shape[1] == want and w.shape[0] >= 1 and b.shape == (w.shape[0],)

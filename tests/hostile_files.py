@@ -311,6 +311,8 @@ def policy_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     good = _good_arrays(rng)
     path = _export(tmp / "good", good, GOOD_META)
     yield Case("policy good", lambda: load(path), bad=False, valid=_plays)
+    other = _export(tmp / "pol_other_ruleset", good, {**GOOD_META, "ruleset": "gone.yaml"})
+    yield Case("policy flat, ruleset unknown here", lambda: load(other), bad=False, valid=_plays)
     big = _export(tmp / "pol_big_values", {**good, "W0": np.full((8, 33), 1e38, np.float32)}, GOOD_META)
     yield Case("policy finite huge weights", lambda: load(big), bad=False, valid=_plays)
     bad_arrays: dict[str, dict[str, Any]] = {
@@ -350,7 +352,7 @@ def policy_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
         "obs_type": {**GOOD_META, "obs_type": "pixels"},
         "obs_onehot": {**GOOD_META, "obs_type": "onehot"},  # the width is the flat one
         "activation": {**GOOD_META, "activation": None},
-        "ruleset": {**GOOD_META, "ruleset": "nope"},
+        "ruleset_int": {**GOOD_META, "ruleset": 5},
         "list": [1, 2],
         "string": "policy",
         "null": None,
