@@ -304,6 +304,7 @@ def _huge_header_npz(path: Path, shape: tuple[int, ...], dtype: str = "<f8") -> 
 def policy_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     """``rllib:PATH`` exports with bad weights, bad metadata and hostile JSON; mutations of a good one."""
     from zanzibar_env.agents.registry import make_agent
+    from zanzibar_env.core.game import play_game  # noqa: F401  (imported outside the timed cases)
 
     def load(p: Path) -> Any:
         return make_agent(f"rllib:{p}")
@@ -440,7 +441,9 @@ CROSS_KEY: list[tuple[tuple[str, ...], bool]] = [
 def limits_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     """Memory, exact-analysis sizes and CPU counts checked before any work; config combinations the
     trainer would refuse later, refused by the config check (before a run directory exists)."""
-    import zanzibar_env.train.ppo  # noqa: F401  (torch and SB3 imported outside the timed cases)
+    import zanzibar_env.train.exact_eval  # the commands' imports, outside the timed cases
+    import zanzibar_env.train.ppo
+    import zanzibar_env.train.tournament  # noqa: F401
 
     base = _plain_base(tmp)
     over_memory = [
