@@ -173,7 +173,7 @@ def test_memory_is_checked_before_the_run_with_the_formula(tmp_path: Path) -> No
 def test_cross_key_refusals_come_before_the_run_directory(tmp_path: Path) -> None:
     from zanzibar_env.train.ppo import main
 
-    from .hostile_files import CROSS_KEY, _plain_base
+    from .hostile_limits import CROSS_KEY, _plain_base
 
     base, runs = _plain_base(tmp_path), tmp_path / "runs"
     for sets, bad in CROSS_KEY:
