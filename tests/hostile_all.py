@@ -7,6 +7,7 @@ listed here with one import; :mod:`tests.test_hostile` and :mod:`tests.hostile_r
 
 from __future__ import annotations
 
+from .hostile_api import GENERATORS as _API
 from .hostile_cases import GENERATORS as _BASE
 
-GENERATORS = (*_BASE,)
+GENERATORS = (*_BASE, *_API)
