@@ -29,6 +29,7 @@ from importlib import metadata
 from typing import Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
+from .checks import check_agent_object
 
 ENTRY_POINT_GROUP = "zanzibar_env.agents"
 #: ``package.module:Attr`` (the form of an entry point's value)
@@ -160,11 +161,10 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
     ``make_agent("threshold", bar=0.7)``). Unknown names raise ``ValueError`` listing what exists.
     """
     if not isinstance(spec, str):
-        if hasattr(spec, "act"):
-            return spec
-        raise ValueError(
-            f"an agent must be a name or an object with .act(view), got {spec!r}; {available_text()}"
-        )
+        try:
+            return check_agent_object(spec, "agent")
+        except ValueError as e:
+            raise ValueError(f"{e}; {available_text()}") from None
     name, arg = split_spec(spec)
     factory = _factory(name)
     if factory is None:

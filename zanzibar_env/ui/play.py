@@ -26,6 +26,7 @@ with requires_extra("ui", "zanzibar play"):
 from ..core.dice import RandomDice
 from ..core.engine import STOP, View
 from ..core.game import GameState, check_num_players
+from .table import printable
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
 from ..core.records import TurnRecord, check_replay_file
@@ -258,8 +259,8 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
     if hinter is not None and hinter.problem:
         console.print(hinter.problem, style="red", markup=False)
     table = ", ".join(f"{name} ({spec})" for name, spec in zip(seat_names(n)[1:], itertools.cycle(specs)))
-    console.print(f"Zanzibar, ruleset '{rules.name}': {rules.description}", markup=False)
-    console.print(f"You are Player 1; opponents: {table}.", markup=False)
+    console.print(printable(f"Zanzibar, ruleset '{rules.name}': {rules.description}"), markup=False)
+    console.print(printable(f"You are Player 1; opponents: {table}."), markup=False)
     return Session(game, bots, console, input_fn, hinter)
 
 
@@ -271,11 +272,11 @@ def run(
     try:
         session = _setup(args, console, input_fn)
     except ValueError as e:
-        console.print(f"error: {e}", style="red", markup=False)
+        console.print(printable(f"error: {e}"), style="red", markup=False)
         return 2
     except ImportError as e:
         hint = "is the project installed? run: pip install --no-deps -e ."
-        console.print(f"error: cannot load the bots ({e}); {hint}", style="red", markup=False)
+        console.print(printable(f"error: cannot load the bots ({e}); {hint}"), style="red", markup=False)
         return 2
     try:
         finished = session.play()
@@ -287,7 +288,8 @@ def run(
         return 130
     if finished and args.save:
         session.game.record.save(args.save)
-        console.print(f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})")
+        saved = f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})"
+        console.print(printable(saved), markup=False)
     return 0
 
 
