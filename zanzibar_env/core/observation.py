@@ -350,7 +350,9 @@ def _check_obs(obs: object) -> np.ndarray:
         )
     if not np.isfinite(o).all() or o.min() < -1 or o.max() > MAX_PLAYERS:
         i = int(np.flatnonzero(~np.isfinite(o) | (o < -1) | (o > MAX_PLAYERS))[0])
-        raise ValueError(f"obs[{i}] is {o[i]!r}; every entry must be a finite number in [-1, {MAX_PLAYERS}]")
+        raise ValueError(
+            f"obs[{i}] is {float(o[i])!r}; every entry must be a finite number in [-1, {MAX_PLAYERS}]"
+        )
     faces, n = o[:3] * 6, o[32] * MAX_PLAYERS
     whole = np.abs(faces - np.round(faces)).max() < 1e-3 and abs(n - round(n)) < 1e-3
     f = np.round(faces)

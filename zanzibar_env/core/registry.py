@@ -14,7 +14,8 @@ and must return an object with ``act(view) -> int`` (see :class:`zanzibar_env.co
 Entry points are loaded lazily, on the first name that needs them.
 
 A spec ``"module:Attr"`` that names no registered bot is imported directly (``"mypkg.bots:MyBot"``),
-so a bot of your own needs no registration to play in a tournament or the terminal game. A module of
+so a bot of your own needs no registration to play in a tournament or the terminal game. Such a spec
+runs that module's code when it is imported, as any ``import`` does: name only modules you trust. A module of
 yours that hides one of zanzibar-env's top-level packages (an ``agents.py`` in the working directory)
 makes a bot that lives there fail with one ``ValueError`` naming the file and the fix.
 """
@@ -71,7 +72,7 @@ def available_prefixes() -> list[str]:
 SPEC_HELP = (
     "a bot name (random, greedy, threshold, escape, optimal, optimal_game, or a shipped model such as "
     "ppo_classic_2p), ppo:PATH (an SB3 zip), rllib:PATH (an RLlib run directory) or module:Attr (a class "
-    "on the Python path)"
+    "on the Python path; importing the module runs its code)"
 )
 
 

@@ -77,8 +77,9 @@ class VectorConventions(BatchedGame):
     def _per_env_seats(self, seat: Sequence[Any]) -> np.ndarray:
         """``seat=`` given per env: ``int[N]``, the learner's seat of each env, ``-1`` where ``"random"``."""
         if np.ndim(seat) != 1 or len(seat) != self.num_envs:
+            got = f"{len(seat)} values" if np.ndim(seat) == 1 else show(seat)
             raise ValueError(
-                f"seat: got {show(seat)} for {self.num_envs} envs (give one, or one per env: each 'random' "
+                f"seat: got {got} for {self.num_envs} envs (give one, or one per env: each 'random' "
                 f"or an integer 0-{self.n - 1})"
             )
         fixed = [U.check_seat(s, self.n) for s in seat]
@@ -183,7 +184,10 @@ def env_seeds(seed: Any, num_envs: int) -> list[int | None]:
         return [check_seed(seed) + i for i in range(num_envs)]  # type: ignore[operator]
     if not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) != 1:
         got = " ".join(repr(seed).split())[:80]  # one line, however the seed prints
-        raise ValueError(f"seed must be an int, a list of {num_envs} ints (or None) or None, got {got}")
+        raise ValueError(
+            f"seed must be None or a non-negative integer, or a list of {num_envs} of them (one per env), "
+            f"got {got}"
+        )
     if len(seed) != num_envs:
         raise ValueError(f"seed list has {len(seed)} entries for {num_envs} envs (one per env)")
     for i, s in enumerate(seed):
