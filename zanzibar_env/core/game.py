@@ -33,9 +33,9 @@ def as_policy(p: Any) -> Callable[[View], int]:
     """Turn an agent object (with a callable ``act``) or a function of the view into ``view -> action``;
     ``ValueError`` for a class, an object whose ``act`` is not callable, or anything else."""
     if hasattr(p, "act") or isinstance(p, type):
-        return check_agent_object(p, "policies").act  # type: ignore[no-any-return]
+        return check_agent_object(p, "policies").act
     if callable(p):
-        return p  # type: ignore[no-any-return]
+        return p
     raise ValueError(f"a policy must be a function of the view or have .act(view), got {show(p)}")
 
 

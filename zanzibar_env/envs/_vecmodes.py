@@ -74,7 +74,7 @@ class VectorConventions(BatchedGame):
         self._np_random_seed = int(seed) if isinstance(seed, (int, np.integer)) else -1
         U.seed_opponents(self.opponents, self._np_random)
 
-    def _per_env_seats(self, seat: Sequence[Any]) -> np.ndarray:
+    def _per_env_seats(self, seat: Any) -> np.ndarray:
         """``seat=`` given per env: ``int[N]``, the learner's seat of each env, ``-1`` where ``"random"``."""
         if np.ndim(seat) != 1 or len(seat) != self.num_envs:
             got = f"{len(seat)} values" if np.ndim(seat) == 1 else show(seat)

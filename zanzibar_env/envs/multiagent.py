@@ -31,7 +31,7 @@ def env(**kwargs: Any) -> AECEnv:
     return _OrderEnforcing(raw_env(**kwargs))
 
 
-class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper whose calls before ``reset()`` raise :class:`ResetNeeded`
     (one line, as the raw env's) instead of a bare ``AssertionError``."""
 
@@ -49,7 +49,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
 
     def state(self) -> np.ndarray:
         self._ready("state")
-        return super().state()  # type: ignore[no-any-return]
+        return super().state()
 
     def render(self) -> Any:
         self._ready("render")

@@ -141,7 +141,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.rules, self.n, self.fixed_seat = U.check_common(
             ruleset, num_players, "random" if per_env else seat, reward, episode
         )
-        self.seat_of = self._per_env_seats(seat) if per_env else None  # type: ignore[arg-type]
+        self.seat_of = self._per_env_seats(seat) if per_env else None
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)

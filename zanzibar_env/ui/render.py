@@ -269,7 +269,7 @@ def _bot(name: str, seed: int) -> Callable[[View], int]:
     """The ``--agent`` bot's policy; an unknown name raises ``ValueError`` listing what exists."""
     from ..core.registry import make_agent
 
-    return make_agent(name, seed=seed).act  # type: ignore[no-any-return]
+    return make_agent(name, seed=seed).act
 
 
 def _save(frame: np.ndarray, path: str) -> None:
