@@ -71,7 +71,7 @@ class GameState:
         self.ruleset = ruleset
         self.source = dice
         self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
-        self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), seed)
+        self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), check_seed(seed))
         start = [ruleset.starting_stack] * n if stacks is None else _check_start_stacks(stacks, n, ruleset)
         self.stacks = start
         self.round: RoundState = RoundState(ruleset, self.stacks, int(first_seat), dice)

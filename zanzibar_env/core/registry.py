@@ -30,7 +30,7 @@ from importlib import metadata
 from typing import Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
-from .checks import check_agent_object
+from .checks import check_agent_object, check_seed
 
 ENTRY_POINT_GROUP = "zanzibar_env.agents"
 #: ``package.module:Attr`` (the form of an entry point's value)
@@ -166,6 +166,7 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
             return check_agent_object(spec, "agent")
         except ValueError as e:
             raise ValueError(f"{e}; {available_text()}") from None
+    seed = check_seed(seed)
     name, arg = split_spec(spec)
     factory = _factory(name)
     if factory is None:

@@ -26,6 +26,7 @@ with requires_extra("ui", "zanzibar play"):
 from ..core.dice import RandomDice
 from ..core.engine import STOP, View
 from ..core.game import GameState, check_num_players
+from ..core.checks import check_seed
 from .table import printable
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
@@ -249,7 +250,7 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
         raise ValueError(f"{len(specs)} opponents do not fit at a table of {n} (you take one seat)")
     overrides = {"starting_stack": args.stack} if args.stack is not None else {}
     rules = load_ruleset(args.ruleset, **overrides)
-    seed = args.seed
+    seed = check_seed(args.seed, "--seed")
     bots: dict[int, Callable[[View], int]] = {}
     for seat, spec in zip(range(1, n), itertools.cycle(specs)):
         bots[seat] = make_agent(spec, seed=None if seed is None else seed + seat).act

@@ -28,6 +28,7 @@ with requires_extra("ui", "rendering pictures"):
 from ..core.engine import STOP, View
 from ..core.game import GameState
 from ..core.safe_io import atomic_write_bytes, check_output
+from ..core.checks import check_seed
 from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
 from zanzibar_env.core.registry import SPEC_HELP
 
@@ -224,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:
+        check_seed(args.seed, "--seed")
         if args.round < 1:
             raise ValueError(f"--round must be 1 or more (rounds count from 1), got {args.round}")
         check_output(args.out, force=args.force, what="--out")
