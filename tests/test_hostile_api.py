@@ -245,7 +245,6 @@ aec = raw_env(render_mode="ansi")
 aec.reset(seed=0)
 print(env.render() + aec.render())
 try:
-    gym.make("Zanzibar-v1", render_mode="rgb_array").unwrapped.reset(seed=0)[0]
     env2 = gym.make("Zanzibar-v1", render_mode="rgb_array"); env2.reset(seed=0); env2.render()
 except Exception as e:
     print("rgb:", type(e).__name__, e)
