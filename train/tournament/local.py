@@ -18,8 +18,8 @@ from typing import Any
 from zanzibar_env.train.tournament.deals import DealContext, DealGames
 from zanzibar_env.train.tournament.lockstep import play_deals
 
-#: Most deals in one chunk (a chunk's games are played together; the progress bar moves per chunk).
-MAX_CHUNK = 256
+#: Most games in one chunk played in lockstep (a chunk's games come back together, when its last ends).
+MAX_CHUNK_GAMES = 8192
 
 _CTX: DealContext | None = None  # in a pool worker: the tournament's context, set once
 
@@ -42,12 +42,13 @@ def _play(span: tuple[int, int]) -> list[DealGames]:
     return play_deals(_CTX, range(*span))
 
 
-def chunk_size(deals: int, jobs: int, lockstep: bool = True) -> int:
-    """Deals per chunk: in lockstep large (up to :data:`MAX_CHUNK`) but about 4 chunks per job, so the
-    jobs finish together; game by game 1-16 deals, about 8 chunks per job."""
+def chunk_size(deals: int, jobs: int, players: int, lockstep: bool = True) -> int:
+    """Deals per chunk. In lockstep one chunk per job, up to :data:`MAX_CHUNK_GAMES` games: a chunk ends
+    with a tail of steps for its longest games, with few rows left to batch, so fewer, larger chunks are
+    faster. Game by game 1-16 deals, about 8 chunks per job."""
     if not lockstep:
         return max(1, min(16, deals // (jobs * 8)))
-    return max(1, min(MAX_CHUNK, -(-deals // (jobs * 4))))
+    return max(1, min(MAX_CHUNK_GAMES // players, -(-deals // jobs)))
 
 
 @contextmanager
@@ -66,7 +67,7 @@ def local_pool(ctx: DealContext, jobs: int) -> Iterator[Any]:
 def run_deals_local(ctx: DealContext, deals: int, jobs: int = 1, pool: Any = None) -> Iterator[DealGames]:
     """Every deal's games, in deal order, played here (``jobs == 1``) or by ``jobs`` processes (in
     ``pool``, from :func:`local_pool`, or in a pool started here)."""
-    size = chunk_size(deals, jobs, ctx.lockstep and not ctx.keep_records)
+    size = chunk_size(deals, jobs, ctx.players, ctx.lockstep and not ctx.keep_records)
     spans = [(start, min(start + size, deals)) for start in range(0, deals, size)]
     if jobs == 1:
         for span in spans:
