@@ -184,23 +184,30 @@ class LockstepGames(BatchedGame):
         """The views of the acting players of rows ``r`` (fields computed when an agent reads them)."""
         return LazyViewBatch(cast(Any, self), r)
 
-    def view(self, i: int) -> View:
-        """Row ``i``'s acting player's view, as the engine's ``RoundState.view`` builds it."""
-        n, seat, hands = self.n, int(self.cur[i]), self.rules.table.hands
-        st = [int(x) for x in self.stacks[i]]
-        act = [x > 0 for x in st] if self.lives else [True] * n
-        lo, hi, pos, start = int(self.lo_rank[i]), int(self.hi_rank[i]), int(self.pos[i]), int(self.start[i])
-        lowest = highest = None
-        if lo >= 0:  # the first seat in play order holding the lowest rank
-            first = next(s for s in ((start + k) % n for k in range(n)) if self.hrank[i, s] == lo)
-            lowest = hands[int(self.hms[i, first])]
-        if hi >= 0:
-            highest = hands[int(self.hms[i, self.hi_seat[i]])]
-        return View(
-            self.rules, seat, n, MULTISETS[int(self.ms[i])], int(self.rolls[i]), int(self.tlim[i]), pos == 0,
-            int(self.norder[i]) - pos - 1, lowest, int(self.lo_count[i]), highest, int(self.epay[i]),
-            (*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]), int(self.best_rank[i]),
-        )  # fmt: skip
+    def views(self, r: np.ndarray) -> list[View]:
+        """The acting players' views of rows ``r``, as the engine's ``RoundState.view`` builds them."""
+        n, hands, lives, rules = self.n, self.rules.table.hands, self.lives, self.rules
+        cols = (self.cur, self.start, self.ms, self.rolls, self.tlim, self.pos, self.norder, self.lo_rank)
+        cols += (self.lo_count, self.hi_rank, self.hi_seat, self.epay, self.best_rank)
+        per_seat = (self.stacks, self.hrank, self.hms)
+        rows = zip(*(c[r].tolist() for c in cols), *(a[r].tolist() for a in per_seat), strict=True)
+        out = []
+        for row in rows:
+            seat, start, ms, rolls, tlim, pos, norder, lo, lo_count, hi, hi_seat, epay, best, st, hr, hms = (
+                row
+            )
+            act = [x > 0 for x in st] if lives else [True] * n
+            lowest = highest = None
+            if lo >= 0:  # the hand of the first seat in play order holding the lowest rank
+                lowest = hands[hms[next(s for s in (*range(start, n), *range(start)) if hr[s] == lo)]]
+            if hi >= 0:
+                highest = hands[hms[hi_seat]]
+            fields = (
+                rules, seat, n, MULTISETS[ms], rolls, tlim, pos == 0, norder - pos - 1, lowest, lo_count,
+                highest, epay, (*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]), best,
+            )  # fmt: skip
+            out.append(View(*fields))
+        return out
 
 
 def is_stochastic(agent: object) -> bool:
@@ -230,8 +237,11 @@ class _Seat:
             except NotImplementedError:
                 self.batched = False
         if act is None:
-            agents = self.copies if self.copies is not None else [self.agent] * games.num_envs
-            act = [agents[i].act(games.view(i)) for i in r.tolist()]
+            views = games.views(r)
+            if self.copies is None:
+                act = [self.agent.act(v) for v in views]
+            else:
+                act = [self.copies[i].act(v) for i, v in zip(r.tolist(), views, strict=True)]
         act = np.asarray(act)
         if act.shape != r.shape:
             raise ValueError(f"{self.who} returned {act.shape} actions for {r.size} games")
