@@ -32,18 +32,20 @@ class ViewOnly(BaseAgent):
         return (key % 3) * 3 if view.ruleset.holds_allowed else 0
 
 
-def _linear(seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).normal(size=(33, 8))
+class LinearScores:
+    """Random linear scores of the observation, row by row (no matrix product: the same floats whatever
+    the batch size); picklable, for worker processes."""
 
+    def __init__(self, seed: int) -> None:
+        self.w = np.random.default_rng(seed).normal(size=(33, 8))
 
-def _scores(w: np.ndarray) -> Any:
-    # row by row (no matrix product): the same floats whatever the batch size
-    return lambda obs: (obs[:, :, None] * w[None]).sum(1)
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return (obs[:, :, None] * self.w[None]).sum(1)
 
 
 def _agents(kind: str) -> list[Any]:
-    greedy_net = PolicyAgent(_scores(_linear(1)), output="logits", name="net")
-    sampled = PolicyAgent(_scores(_linear(2)), output="logits", sample=True, name="sampled")
+    greedy_net = PolicyAgent(LinearScores(1), output="logits", name="net")
+    sampled = PolicyAgent(LinearScores(2), output="logits", sample=True, name="sampled")
     return {
         "bots": ["greedy", "threshold", "escape", "random"],
         "mixed": [greedy_net, sampled, ViewOnly(), "random", "escape"],

@@ -187,8 +187,8 @@ class LockstepGames(BatchedGame):
     def views(self, r: np.ndarray) -> list[View]:
         """The acting players' views of rows ``r``, as the engine's ``RoundState.view`` builds them."""
         n, hands, lives, rules = self.n, self.rules.table.hands, self.lives, self.rules
-        cols = (self.cur, self.start, self.ms, self.rolls, self.tlim, self.pos, self.norder, self.lo_rank)
-        cols += (self.lo_count, self.hi_rank, self.hi_seat, self.epay, self.best_rank)
+        cols = [self.cur, self.start, self.ms, self.rolls, self.tlim, self.pos, self.norder, self.lo_rank]
+        cols += [self.lo_count, self.hi_rank, self.hi_seat, self.epay, self.best_rank]
         per_seat = (self.stacks, self.hrank, self.hms)
         rows = zip(*(c[r].tolist() for c in cols), *(a[r].tolist() for a in per_seat), strict=True)
         out = []
