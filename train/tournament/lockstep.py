@@ -57,7 +57,7 @@ class DealDice:
     def __init__(self, rows: int, buffer: int = DICE_BUFFER) -> None:
         self.buffer = buffer
         self.seeds = [0] * rows
-        self.table = np.zeros((3, rows, buffer), np.int64)  # [k - 1, row, position]: throw index of k faces
+        self.table = np.zeros((3, rows, buffer), np.int16)  # [k - 1, row, position]: throw index of k faces
         self._flat = self.table.reshape(-1)
         self.pos = np.zeros(rows, np.int64)  # next face of each row's block
         self.block = np.zeros(rows, np.int64)  # which block of its stream each row reads
