@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+import zanzibar_env as zz
 from zanzibar_env.agents.policy import PolicyAgent
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.dice import RandomDice
 from zanzibar_env.core.engine import View
+from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.train.tournament import run_tournament
 from zanzibar_env.train.tournament.lockstep import DealDice, is_stochastic
 from zanzibar_env.train.tournament.report import write_csv
@@ -68,14 +70,22 @@ CASES = [  # ruleset, players, agents, games, max_rounds
     ("penalty", 3, "bots", 18, None),
     ("alt_chips", 4, "mixed", 16, 3),
     ("simple_scoring", 2, "two", 16, None),
+    ("no_holds", 3, "mixed", 15, None),  # re-throw all or stop: random and sampling draw otherwise
 ]
+
+
+def _ruleset(name: str) -> Any:
+    if name != "no_holds":
+        return name
+    classic = zz.load_ruleset("classic").to_dict()
+    return Ruleset.from_dict({**classic, "holds_allowed": False, "name": "classic_no_holds"})
 
 
 @pytest.mark.parametrize(("ruleset", "players", "kind", "games", "max_rounds"), CASES)
 def test_lockstep_gives_the_games_of_the_per_game_runner(
     tmp_path: Path, ruleset: str, players: int, kind: str, games: int, max_rounds: int | None
 ) -> None:
-    kw = dict(players=players, games=games, ruleset=ruleset, seed=11, max_rounds=max_rounds)
+    kw = dict(players=players, games=games, ruleset=_ruleset(ruleset), seed=11, max_rounds=max_rounds)
     old = _files(tmp_path, False, 1, _agents(kind), **kw)
     new = _files(tmp_path, True, 1, _agents(kind), **kw)
     assert new[0] == old[0]  # games.csv, byte for byte

@@ -10,7 +10,8 @@ every row waits for one decision; each agent is asked once for all the rows wher
   :class:`~zanzibar_env.core.observation.ViewBatch` of those rows (a learned agent: one forward pass);
 * a stochastic agent (``agent.stochastic`` true, or, without that attribute, an agent that overrides
   ``seed()``: the random bot, a sampling ``PolicyAgent``) plays view by view, each game with its own copy
-  of the agent reseeded with the deal's agent seeds, so its draws are those of the per-game runner;
+  of the agent reseeded with the deal's agent seeds, so its draws are those of the per-game runner
+  (an agent with ``act_each(batch, copies)``, as ``random``, answers for every copy in one call);
 * an agent without ``act_batch`` (or whose ``act_batch`` raises ``NotImplementedError``) plays view by
   view, with views built as the engine builds them.
 
@@ -236,6 +237,8 @@ class _Seat:
                 act = self.agent.act_batch(games.batch(r))
             except NotImplementedError:
                 self.batched = False
+        if act is None and self.copies is not None and hasattr(self.agent, "act_each"):
+            act = self.agent.act_each(games.batch(r), [self.copies[i] for i in r.tolist()])
         if act is None:
             views = games.views(r)
             if self.copies is None:
