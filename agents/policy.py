@@ -85,6 +85,12 @@ class PolicyAgent(BaseAgent):
         self._torch = hasattr(policy, "parameters") and hasattr(policy, "forward")  # a torch.nn.Module
         self.seed(seed)
 
+    @property
+    def stochastic(self) -> bool:
+        """Whether the agent draws its actions (``sample=True``): tournaments then give each game its own
+        copy, reseeded, instead of one batch over games (:mod:`zanzibar_env.train.tournament.lockstep`)."""
+        return self.sample
+
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 

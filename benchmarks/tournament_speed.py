@@ -1,57 +1,80 @@
-"""Tournament speed: games per second of ``zanzibar_env.train.tournament`` with 1 and 2 jobs.
+"""Tournament speed: games per second of ``zanzibar_env.train.tournament``, game by game (the per-game
+runner, ``lockstep=False``) and in lockstep (the default), in one run, with the CPU model.
 
-Reference measured in the same run: the same games played by a bare ``zanzibar_env.play_game`` loop
-(no scheduling, reseeding, statistics or processes), so the ratio shows the tournament's overhead.
+Both play the very same games (the benchmark checks it); the figure is the tournament's own
+``games_per_second`` (worker start-up included, agent loading not).
 
-    .venv/bin/python -m benchmarks.tournament_speed [--games 800] [--agents random,greedy,threshold,escape]
+    .venv/bin/python -m benchmarks.tournament_speed [--games 2000] [--players 4] [--jobs 2]
+        [--agents greedy,threshold,escape,random] [--before-games 400]
+    .venv/bin/python -m benchmarks.tournament_speed --agents ppo:models/ppo_classic_2p.zip,optimal --players 2
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import platform
+import subprocess
 
-import zanzibar_env as zz
-from zanzibar_env.agents import make_agent
-from zanzibar_env.train.tournament import deal_plan, run_tournament
+from zanzibar_env.train.tournament import run_tournament
 
 
-def bare_loop(agents: list[str], players: int, games: int, ruleset: str) -> float:
-    """Games per second of a plain play_game loop over the same deals."""
-    rules = zz.load_ruleset(ruleset)
-    built = [make_agent(a, seed=0) for a in agents]
-    deals = -(-games // players)
-    t0 = time.perf_counter()
-    for d in range(deals):
-        lineup, dice_seed, _ = deal_plan(0, d, len(built), players)
-        for r in range(players):
-            seats = [built[lineup[(s + r) % players]] for s in range(players)]
-            zz.play_game(rules, seats, num_players=players, seed=dice_seed)
-    return deals * players / (time.perf_counter() - t0)
+def cpu_model() -> str:
+    """The CPU's model name (``lscpu``, else ``/proc/cpuinfo``, else the platform's processor string)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def speed(agents: list[str], lockstep: bool, games: int, jobs: int, args: argparse.Namespace) -> tuple:
+    res = run_tournament(
+        agents,
+        players=args.players,
+        games=games,
+        ruleset=args.ruleset,
+        seed=args.seed,
+        jobs=jobs,
+        lockstep=lockstep,
+        progress=False,
+    )
+    return res.games_per_second, res.games
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=800)
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    p.add_argument("--games", type=int, default=2000, help="games of the lockstep runs")
+    p.add_argument(
+        "--before-games", type=int, default=None, help="games of the per-game runs (default: --games)"
+    )
     p.add_argument("--players", type=int, default=4)
-    p.add_argument("--agents", default="random,greedy,threshold,escape")
+    p.add_argument("--agents", default="greedy,threshold,escape,random")
     p.add_argument("--ruleset", default="classic")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", default="1,2", help="comma-separated job counts to measure")
     args = p.parse_args()
     agents = args.agents.split(",")
-    ref = bare_loop(agents, args.players, args.games, args.ruleset)
-    print(f"bare play_game loop: {ref:8.1f} games/s")
-    for jobs in (1, 2):
-        res = run_tournament(
-            agents,
-            players=args.players,
-            games=args.games,
-            ruleset=args.ruleset,
-            seed=0,
-            jobs=jobs,
-            progress=False,
+    before_games = args.before_games or args.games
+    print(f"CPU: {cpu_model()}")
+    print(f"agents {args.agents}, {args.players} players, ruleset {args.ruleset}, seed {args.seed}")
+    for jobs in (int(j) for j in args.jobs.split(",")):
+        old, old_games = speed(agents, False, before_games, jobs, args)
+        new, new_games = speed(agents, True, args.games, jobs, args)
+        same = new_games[: len(old_games)] == old_games[: len(new_games)]
+        print(
+            f"--jobs {jobs}: game by game {old:8.1f} games/s ({before_games} games), "
+            f"lockstep {new:8.1f} games/s ({args.games} games): {new / old:5.1f}x; same games: {same}"
         )
-        gps = res.games_per_second
-        print(f"tournament, {jobs} job(s): {gps:8.1f} games/s  ({gps / ref:.2f}x the bare loop)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ listed here with one import; :mod:`tests.test_hostile` and :mod:`tests.hostile_r
 
 from __future__ import annotations
 
+from .hostile_api import GENERATORS as _API
 from .hostile_cases import GENERATORS as _BASE
 from .hostile_files import GENERATORS as _FILES
 
-GENERATORS = (*_BASE, *_FILES)
+GENERATORS = (*_BASE, *_API, *_FILES)

@@ -23,11 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.hostile_report", description=__doc__.split("\n\n")[0])
     ap.add_argument("--per-generator", type=int, default=200, help="random inputs per generator")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="run only these generators (by function name)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     total = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         for k, gen in enumerate(GENERATORS):
+            if args.only and gen.__name__ not in args.only:
+                continue
             t0 = time.perf_counter()
             scratch = Path(tmp) / gen.__name__
             scratch.mkdir()

@@ -12,8 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from zanzibar_env.agents.heuristics import GreedyAgent
 from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
 
 
 @contextmanager
@@ -46,10 +49,18 @@ class KillOnceAgent(GreedyAgent):
         super().__init__()
         self.marker = str(marker)
 
-    def act(self, view: View) -> int:
+    def _die_once(self) -> None:
         try:
             os.unlink(self.marker)
         except FileNotFoundError:
-            return super().act(view)
+            return
         os.kill(os.getpid(), signal.SIGKILL)
         raise AssertionError("unreachable")
+
+    def act(self, view: View) -> int:
+        self._die_once()
+        return super().act(view)
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:  # (tournaments in lockstep ask for batches)
+        self._die_once()
+        return super().act_batch(batch)

@@ -108,7 +108,7 @@ def test_none_in_a_seed_list_keeps_that_env_going() -> None:
         ([1, 2], "2 entries for 3 envs"),
         ([1, 2, 3, 4], "4 entries for 3 envs"),
         (-1, "non-negative"),
-        ([1, -2, 3], r"seed\[1\] must be a non-negative integer"),
+        ([1, -2, 3], r"seed\[1\] must be None or a non-negative integer"),
         ([1, 2.5, 3], r"seed\[1\]"),
         ([1, 2, True], r"seed\[2\]"),
         (True, "seed must be"),

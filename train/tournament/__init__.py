@@ -22,8 +22,14 @@ row per game and seat), ``results.json`` (config, summary, every game: the same 
 ``run.json`` (how it ran: backend, jobs, games/s), ``tournament.png``, and with ``--save-games``
 ``games.jsonl`` (:meth:`GameRecord.save`).
 
+Speed. A backend hands its workers chunks of consecutive deals, and a worker plays a chunk's games in
+lockstep (:mod:`~zanzibar_env.train.tournament.lockstep`): hundreds of games at once through the vector
+env's batched core, each agent asked once per step for every game where it acts (``act_batch``), with
+the very games of the per-game runner (``lockstep=False``; tested byte for byte).
+
 The package, one concept a module: :mod:`~zanzibar_env.train.tournament.deals` (a deal's plan and
-play: the interface every backend plays through), :mod:`~zanzibar_env.train.tournament.local` and
+play: the interface every backend plays through), :mod:`~zanzibar_env.train.tournament.lockstep` (a
+chunk of deals played together), :mod:`~zanzibar_env.train.tournament.local` and
 :mod:`~zanzibar_env.train.tournament.ray_backend` (the backends),
 :mod:`~zanzibar_env.train.tournament.play` (plan, play, run), :mod:`~zanzibar_env.train.tournament.stats`
 (the statistics), :mod:`~zanzibar_env.train.tournament.report` (table and files) and

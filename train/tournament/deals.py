@@ -35,6 +35,35 @@ class DealContext:
     seed: int  #: the tournament's seed (line-ups, dice, agents)
     max_rounds: int | None  #: truncate games after this many rounds (None: the ruleset's cap)
     keep_records: bool  #: return every game's :class:`~zanzibar_env.GameRecord`
+    #: play chunks of deals in lockstep (:mod:`~zanzibar_env.train.tournament.lockstep`); False: game by game
+    lockstep: bool = True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a game's row is made of (:func:`game_row`): from a record (:func:`outcome`) or a lockstep row."""
+
+    rounds: int
+    truncated: bool
+    final_stacks: list[int]
+    winners: list[int]  #: seats, ascending
+    eliminated: list[int | None]  #: per seat, the index of the first round it ended at 0 (None: never)
+
+
+def outcome(rec: zz.GameRecord) -> Outcome:
+    """The :class:`Outcome` of a played game."""
+    n = rec.num_players
+    elim: list[int | None] = [None] * n
+    for i, rnd in enumerate(rec.rounds):
+        for s in range(n):
+            if elim[s] is None and rnd.stacks_after[s] == 0:
+                elim[s] = i
+    return Outcome(len(rec.rounds), rec.truncated, list(rec.final_stacks), list(rec.winners), elim)
+
+
+def round_cap(ctx: DealContext) -> int:
+    """Rounds after which a game of the tournament is truncated."""
+    return ctx.max_rounds or ctx.ruleset.max_rounds or MAX_GAME_ROUNDS
 
 
 def deal_plan(seed: int, deal: int, num_agents: int, players: int) -> tuple[list[int], int, list[int]]:
@@ -64,29 +93,26 @@ def play_deal(ctx: DealContext, deal: int) -> DealGames:
             [ctx.agents[i] for i in seats],
             num_players=ctx.players,
             seed=dice_seed,
-            max_rounds=ctx.max_rounds or ctx.ruleset.max_rounds or MAX_GAME_ROUNDS,
+            max_rounds=round_cap(ctx),
         )
-        out.append((game_row(rec, ctx, deal, rot, seats, dice_seed), rec if ctx.keep_records else None))
+        row = game_row(outcome(rec), ctx, deal, rot, seats, dice_seed)
+        out.append((row, rec if ctx.keep_records else None))
     return out
 
 
-def places(rec: zz.GameRecord, stake: str) -> list[int]:
+def places(game: Outcome, stake: str) -> list[int]:
     """Finishing place of each seat (1 = best; equal results share a place)."""
-    n = rec.num_players
-    elim = [math.inf] * n
-    for i, rnd in enumerate(rec.rounds):
-        for s in range(n):
-            if elim[s] == math.inf and rnd.stacks_after[s] == 0:
-                elim[s] = i
-    won = [s in rec.winners for s in range(n)]
+    n = len(game.final_stacks)
+    elim = [math.inf if e is None else e for e in game.eliminated]
+    won = [s in game.winners for s in range(n)]
     if stake in ("chips", "penalty"):  # fewer chips / penalty points is better
-        keys = [(won[s], -rec.final_stacks[s], 0.0) for s in range(n)]
+        keys = [(won[s], -game.final_stacks[s], 0.0) for s in range(n)]
     else:
-        keys = [(won[s], rec.final_stacks[s], elim[s]) for s in range(n)]
+        keys = [(won[s], game.final_stacks[s], elim[s]) for s in range(n)]
     return [1 + sum(k > keys[s] for k in keys) for s in range(n)]
 
 
-def game_row(rec: zz.GameRecord, ctx: DealContext, deal: int, rot: int, seats: list[int], dseed: int) -> dict:
+def game_row(game: Outcome, ctx: DealContext, deal: int, rot: int, seats: list[int], dseed: int) -> dict:
     """The ``results.json`` entry of one game (``games.csv`` has a line per seat of it)."""
     start, stake = ctx.ruleset.starting_stack, ctx.ruleset.stake
     sign = -1 if stake in ("chips", "penalty") else 1  # chips and penalty points: fewer is better
@@ -96,11 +122,11 @@ def game_row(rec: zz.GameRecord, ctx: DealContext, deal: int, rot: int, seats: l
         "rotation": rot,
         "dice_seed": dseed,
         "agents": [ctx.names[i] for i in seats],
-        "rounds": len(rec.rounds),
-        "truncated": rec.truncated,
-        "final_stacks": list(rec.final_stacks),
-        "winners": list(rec.winners),
-        "result": [sign * (c - start) for c in rec.final_stacks],
-        "win": [1 / len(rec.winners) if s in rec.winners else 0.0 for s in range(ctx.players)],
-        "place": places(rec, stake),
+        "rounds": game.rounds,
+        "truncated": game.truncated,
+        "final_stacks": list(game.final_stacks),
+        "winners": list(game.winners),
+        "result": [sign * (c - start) for c in game.final_stacks],
+        "win": [1 / len(game.winners) if s in game.winners else 0.0 for s in range(ctx.players)],
+        "place": places(game, stake),
     }

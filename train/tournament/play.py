@@ -17,7 +17,7 @@ from zanzibar_env.agents import BaseAgent, make_agent
 from zanzibar_env.core.bots import check_table_size
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.train.tournament.deals import DealContext, DealGames
-from zanzibar_env.train.tournament.local import run_deals_local
+from zanzibar_env.train.tournament.local import local_pool, run_deals_local
 from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
 #: Where deals can be played: in local processes or as Ray tasks.
@@ -36,13 +36,13 @@ class TournamentResult:
     run: dict[str, Any] = field(default_factory=dict)  # backend, jobs, address: not results
 
 
-def _run_deals(plan: Plan) -> Iterator[DealGames]:
-    """Every deal's games, in deal order, from the plan's backend."""
+def _run_deals(plan: Plan, pool: Any) -> Iterator[DealGames]:
+    """Every deal's games, in deal order, from the plan's backend (``pool``: the local workers)."""
     if plan.backend == "ray":
         from zanzibar_env.train.tournament.ray_backend import run_deals_ray
 
         return run_deals_ray(plan.ctx, plan.deals)
-    return run_deals_local(plan.ctx, plan.deals, plan.jobs or 1)
+    return run_deals_local(plan.ctx, plan.deals, plan.jobs or 1, pool)
 
 
 # ---- the tournament -------------------------------------------------------------------------------
@@ -107,14 +107,19 @@ def plan_tournament(
     keep_records: bool = False,
     backend: str = "local",
     address: str | None = None,
+    lockstep: bool = True,
 ) -> Plan:
     """Check every option and build every agent (``ValueError`` for a bad name or model path).
 
     ``backend="local"`` plays in ``jobs`` processes (default 1); ``backend="ray"`` plays deals as Ray
     tasks on the cluster at ``address`` or, without one, on a local Ray with ``jobs`` CPUs (default all).
+    ``lockstep=False`` plays game by game (:func:`~zanzibar_env.train.tournament.deals.play_deal`) instead
+    of many games at once (:mod:`~zanzibar_env.train.tournament.lockstep`): the same games, slower.
     """
     _check(players, games, jobs, len(agents), max_rounds)
     _check_backend(backend, address, jobs)
+    if not isinstance(lockstep, bool):
+        raise TypeError(f"lockstep must be True or False, got {lockstep!r}")
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
     for agent in built:  # before any game: an agent that cannot sit at this table is a clear error
@@ -130,22 +135,24 @@ def plan_tournament(
         "seed": seed,
         "max_rounds": max_rounds,
     }
-    ctx = DealContext(built, names, rules, players, int(seed), max_rounds, keep_records)
+    ctx = DealContext(built, names, rules, players, int(seed), max_rounds, keep_records, lockstep)
     if backend == "local":
         jobs = min(jobs or 1, deals)
     return Plan(ctx, deals, jobs, config, backend, address)
 
 
 @contextmanager
-def _backend_session(plan: Plan) -> Iterator[None]:
-    """The backend, ready to play (for Ray: connected or started, outside the timed part)."""
+def _backend_session(plan: Plan) -> Iterator[Any]:
+    """The backend, ready to play, outside the timed part (Ray: connected or started; local: the worker
+    processes started and warmed up, yielded)."""
     if plan.backend != "ray":
-        yield
+        with local_pool(plan.ctx, plan.jobs or 1) as pool:
+            yield pool
         return
     from zanzibar_env.train.tournament.ray_backend import ray_session
 
     with ray_session(plan.address, plan.jobs):
-        yield
+        yield None
 
 
 def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
@@ -155,10 +162,10 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
     players = plan.ctx.players
     rows: list[dict] = []
     records: list[zz.GameRecord] = []
-    with _backend_session(plan):
+    with _backend_session(plan) as pool:
         t0 = time.perf_counter()
         with tqdm(total=plan.deals * players, unit="game", disable=not progress, desc="tournament") as bar:
-            for deal in _run_deals(plan):
+            for deal in _run_deals(plan, pool):
                 for row, rec in deal:
                     rows.append(row)
                     if rec is not None:
@@ -175,6 +182,6 @@ def run_tournament(
     """Play a duplicate-format tournament (:mod:`zanzibar_env.train.tournament`) and return its results.
 
     ``options`` are those of :func:`plan_tournament` (players, games, ruleset, seed, jobs,
-    max_rounds, keep_records, backend, address); everything is checked before the first game.
+    max_rounds, keep_records, backend, address, lockstep); everything is checked before the first game.
     """
     return play_tournament(plan_tournament(agents, **options), progress)

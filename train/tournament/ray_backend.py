@@ -4,8 +4,8 @@ The scheme is the tournament's own: deal ``d`` is a pure function of ``(seed, d)
 seed and agent seeds come from :func:`~zanzibar_env.train.tournament.deals.deal_plan`, agents are
 reseeded before every game), so *where* a deal is played changes nothing. This module only decides
 where: deals are cut into chunks of consecutive deals, one Ray task per chunk, each playing its deals
-with :func:`~zanzibar_env.train.tournament.deals.play_deal`, and the chunks' results are handed back
-in deal order, so ``games.csv`` and ``results.json`` are those of ``--jobs 1``, bit for bit.
+in lockstep (:func:`~zanzibar_env.train.tournament.lockstep.play_deals`), and the chunks' results are
+handed back in deal order, so ``games.csv`` and ``results.json`` are those of ``--jobs 1``, bit for bit.
 
 Faults: a task whose worker process dies (killed, out of memory, node lost) is re-run by Ray
 (``max_retries``); the re-run plays the same deals from the same seeds, and a chunk's result is taken
@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from zanzibar_env.extras import requires_extra
-from zanzibar_env.train.tournament.deals import DealContext, DealGames, play_deal
+from zanzibar_env.train.tournament.deals import DealContext, DealGames
+from zanzibar_env.train.tournament.lockstep import play_deals
 
 #: times Ray re-runs a task whose worker died (a system failure); agent errors are not retried
 MAX_RETRIES = 3
@@ -68,8 +69,9 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
 
 
 def chunk_size(deals: int, cpus: int) -> int:
-    """Deals per task: about 8 tasks per CPU, at most 64 deals (a bounded loss if a worker dies)."""
-    return max(1, min(64, deals // max(1, cpus * 8)))
+    """Deals per task: about 2 tasks per CPU, at most 512 deals (played together in lockstep: larger chunks
+    are faster, smaller ones lose less when a worker dies)."""
+    return max(1, min(512, -(-deals // max(1, cpus * 2))))
 
 
 def _play_chunk(ctx_box: list[Any], key: str, start: int, stop: int) -> list[DealGames]:
@@ -80,7 +82,7 @@ def _play_chunk(ctx_box: list[Any], key: str, start: int, stop: int) -> list[Dea
         ctx = ray.get(ctx_box[0])
         _WORKER_CTX.clear()  # one tournament's agents at a time
         _WORKER_CTX[key] = ctx
-    return [play_deal(ctx, d) for d in range(start, stop)]
+    return play_deals(ctx, range(start, stop))
 
 
 def run_deals_ray(ctx: DealContext, deals: int) -> Iterator[DealGames]:

@@ -83,10 +83,20 @@ class RandomAgent(BaseAgent):
 
     def act(self, view: View) -> int:
         if view.ruleset.holds_allowed:
-            if not self._masks:
-                self._masks = self.rng.integers(8, size=256).tolist()[::-1]
-            return self._masks.pop()
+            return self._mask()
         return STOP if self.rng.random() < 0.5 else 0
+
+    def _mask(self) -> int:
+        if not self._masks:
+            self._masks = self.rng.integers(8, size=256).tolist()[::-1]
+        return self._masks.pop()
+
+    def act_each(self, batch: ViewBatch, agents: list[RandomAgent]) -> np.ndarray:
+        """``agents[i].act(view i)`` for each row ``i`` of ``batch``, each from its own generator, without
+        building views (a tournament in lockstep gives each game its own copy of a stochastic agent)."""
+        if batch.ruleset.holds_allowed:
+            return np.array([a._mask() for a in agents], np.int64)
+        return np.array([STOP if a.rng.random() < 0.5 else 0 for a in agents], np.int64)
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         """Uniform legal actions, one draw per row (per-env streams through ``batch.row_rng``)."""

@@ -7,6 +7,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .checks import check_seed
+
 
 @runtime_checkable
 class DiceSource(Protocol):
@@ -19,7 +21,9 @@ class RandomDice:
     """Fair dice from an injected generator, buffered for speed; the same seed gives the same dice."""
 
     def __init__(self, rng: np.random.Generator | int | None = None, buffer: int = 1024) -> None:
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.rng = (
+            rng if isinstance(rng, np.random.Generator) else np.random.default_rng(check_seed(rng, "rng"))
+        )
         self._buffer_size = buffer
         self._buf: list[int] = []
         self._pos = self._size = 0  # next face, faces in the buffer

@@ -128,13 +128,17 @@ def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) 
             if type(s) is not int or s < 0:
                 break
         else:
-            return
+            if ruleset.stake == "penalty" or any(stacks):
+                return
+            raise ValueError(f"a chips round needs a player with chips to pay, got stacks {list(stacks)!r}")
     if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in stacks):
         raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
     if isinstance(starting_seat, bool) or not isinstance(starting_seat, (int, np.integer)):
         raise ValueError(f"starting seat must be an integer seat, got {starting_seat!r}")
     if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
         raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
+    if ruleset.stake == "chips" and not any(stacks):
+        raise ValueError(f"a chips round needs a player with chips to pay, got stacks {list(stacks)!r}")
     if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
         raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
 

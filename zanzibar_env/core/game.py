@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from . import settlement as S
+from .checks import check_agent_object, check_seed, show
 from .dice import DiceSource, ScriptedDice, as_dice_source
 from .engine import RoundState, View
 from .records import GameRecord, RoundRecord
@@ -29,12 +30,13 @@ Policy = Agent | Callable[[View], int]
 
 
 def as_policy(p: Any) -> Callable[[View], int]:
-    """Turn an agent object or a function into a callable ``view -> action``."""
-    if hasattr(p, "act"):
-        return p.act
+    """Turn an agent object (with a callable ``act``) or a function of the view into ``view -> action``;
+    ``ValueError`` for a class, an object whose ``act`` is not callable, or anything else."""
+    if hasattr(p, "act") or isinstance(p, type):
+        return check_agent_object(p, "policies").act
     if callable(p):
         return p
-    raise ValueError(f"a policy must be a function of the view or have .act(view), got {p!r}")
+    raise ValueError(f"a policy must be a function of the view or have .act(view), got {show(p)}")
 
 
 def _is_int(x: object) -> bool:
@@ -69,7 +71,7 @@ class GameState:
         self.ruleset = ruleset
         self.source = dice
         self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
-        self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), seed)
+        self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), check_seed(seed))
         start = [ruleset.starting_stack] * n if stacks is None else _check_start_stacks(stacks, n, ruleset)
         self.stacks = start
         self.round: RoundState = RoundState(ruleset, self.stacks, int(first_seat), dice)
@@ -161,6 +163,13 @@ def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list
     return [int(v) for v in values]
 
 
+def _stack_list(stacks: Any) -> list[Any]:
+    """``stacks`` as a list: a list, tuple or 1-d array (its values are checked by the round or game)."""
+    if isinstance(stacks, (list, tuple)) or (isinstance(stacks, np.ndarray) and stacks.ndim == 1):
+        return list(stacks)
+    raise ValueError(f"stacks must be a list of integers, one per player, got {show(stacks)}")
+
+
 def _policies(policies: Policy | Sequence[Policy], n: int) -> list[Callable[[View], int]]:
     if isinstance(policies, Sequence) and not isinstance(policies, str):
         if len(policies) != n:
@@ -186,13 +195,17 @@ def play_round(
 ) -> RoundRecord:
     """Play one round from per-seat policies (default: everyone stops at once) and return its record.
 
-    Give ``seed`` for random dice or ``dice`` (a list of faces, or a source) to replay a round exactly.
+    Give ``seed`` (a non-negative integer or a ``numpy.random.Generator``) for random dice or ``dice`` (a
+    list of faces, or a source) to replay a round exactly. A chips round needs a player with chips to pay
+    (``stacks=[0, 0]`` is refused).
     """
     rules = load_ruleset(ruleset)
+    if not isinstance(seed, np.random.Generator):
+        seed = check_seed(seed)
     if stacks is None:
         stacks = [rules.starting_stack] * check_num_players(num_players if num_players is not None else 2)
-    n = check_num_players(len(stacks))
-    if num_players is not None and num_players != n:
+    n = check_num_players(len(_stack_list(stacks)))
+    if num_players is not None and check_num_players(num_players) != n:
         raise ValueError(f"num_players={num_players} but {n} stacks were given")
     pols = _policies(policies if policies is not None else (lambda v: 7), n)
     state = RoundState(rules, list(stacks), starting_seat, as_dice_source(dice, seed))
@@ -217,8 +230,9 @@ def play_game(
     everyone starts with the ruleset's ``starting_stack``).
     """
     rules = load_ruleset(ruleset)
+    seed = check_seed(seed)
     if num_players is None:
-        num_players = len(stacks) if stacks is not None else 2
+        num_players = len(_stack_list(stacks)) if stacks is not None else 2
     n = check_num_players(num_players)
     pols = _policies(policies if policies is not None else (lambda v: 7), n)
     state = GameState(rules, n, as_dice_source(dice, seed), first_seat, max_rounds, seed, stacks)

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .checks import show
 from .engine import View
 from .hands import MULTISET_INDEX, MULTISETS
 from .kernel import per_ruleset
-from .rules import MAX_PLAYERS, Ruleset
+from .rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 OBS_SIZE = 33
 #: name -> (first index, length); decode() uses it, README's observation table lists it.
@@ -334,9 +335,43 @@ def encode(view: View) -> np.ndarray:
     )  # fmt: skip
 
 
+def _check_obs(obs: object) -> np.ndarray:
+    """``obs`` as ``float64[33]`` if it can be an observation, else ``ValueError`` saying why: 33 finite
+    numbers in ``[-1, 8]``, dice faces 1-6 (all 0 after the episode), a table of 2-8 players."""
+    try:
+        o = np.asarray(obs, np.float64)
+    except (TypeError, ValueError):
+        o = None
+    if o is None or o.shape != (OBS_SIZE,):
+        got = f"shape {o.shape}" if o is not None else show(obs)
+        raise ValueError(
+            f"obs must be the {OBS_SIZE} numbers of a flat observation (the first {OBS_SIZE} of a one-hot "
+            f"one), got {got}"
+        )
+    if not np.isfinite(o).all() or o.min() < -1 or o.max() > MAX_PLAYERS:
+        i = int(np.flatnonzero(~np.isfinite(o) | (o < -1) | (o > MAX_PLAYERS))[0])
+        raise ValueError(
+            f"obs[{i}] is {float(o[i])!r}; every entry must be a finite number in [-1, {MAX_PLAYERS}]"
+        )
+    faces, n = o[:3] * 6, o[32] * MAX_PLAYERS
+    whole = np.abs(faces - np.round(faces)).max() < 1e-3 and abs(n - round(n)) < 1e-3
+    f = np.round(faces)
+    if not whole or not ((f == 0).all() or ((f >= 1) & (f <= 6)).all()) or not 2 <= round(n) <= MAX_PLAYERS:
+        raise ValueError(
+            f"obs is not an observation: dice {show(faces.tolist())} must be faces 1-6 (all 0 after the "
+            f"episode) and num_players {n!r} an integer 2-{MAX_PLAYERS} (each scaled as OBS_LAYOUT says)"
+        )
+    return o
+
+
 def decode(obs: np.ndarray, ruleset: Ruleset) -> dict[str, object]:
-    """Read an observation back by name (ranks and counts as integers, seat blocks trimmed)."""
-    o = np.asarray(obs, np.float64)
+    """Read an observation back by name (ranks and counts as integers, seat blocks trimmed).
+
+    ``obs``: the 33 floats of a flat observation (a one-hot observation's first 33); NaN, infinities,
+    entries outside ``[-1, 8]``, dice other than faces 1-6 (or all 0, after the episode) and a wrong
+    length raise ``ValueError``. ``ruleset``: a :class:`Ruleset` or a ruleset name."""
+    o = _check_obs(obs)
+    ruleset = load_ruleset(ruleset)
     top = max(ruleset.table.num_ranks - 1, 1)
     n = round(o[32] * MAX_PLAYERS)
     has_lo = bool(o[9] > 0.5)

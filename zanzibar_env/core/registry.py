@@ -14,7 +14,8 @@ and must return an object with ``act(view) -> int`` (see :class:`zanzibar_env.co
 Entry points are loaded lazily, on the first name that needs them.
 
 A spec ``"module:Attr"`` that names no registered bot is imported directly (``"mypkg.bots:MyBot"``),
-so a bot of your own needs no registration to play in a tournament or the terminal game. A module of
+so a bot of your own needs no registration to play in a tournament or the terminal game. Such a spec
+runs that module's code when it is imported, as any ``import`` does: name only modules you trust. A module of
 yours that hides one of zanzibar-env's top-level packages (an ``agents.py`` in the working directory)
 makes a bot that lives there fail with one ``ValueError`` naming the file and the fix.
 """
@@ -29,6 +30,7 @@ from importlib import metadata
 from typing import Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
+from .checks import check_agent_object, check_seed
 
 ENTRY_POINT_GROUP = "zanzibar_env.agents"
 #: ``package.module:Attr`` (the form of an entry point's value)
@@ -70,7 +72,7 @@ def available_prefixes() -> list[str]:
 SPEC_HELP = (
     "a bot name (random, greedy, threshold, escape, optimal, optimal_game, or a shipped model such as "
     "ppo_classic_2p), ppo:PATH (an SB3 zip), rllib:PATH (an RLlib run directory) or module:Attr (a class "
-    "on the Python path)"
+    "on the Python path; importing the module runs its code)"
 )
 
 
@@ -160,11 +162,11 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
     ``make_agent("threshold", bar=0.7)``). Unknown names raise ``ValueError`` listing what exists.
     """
     if not isinstance(spec, str):
-        if hasattr(spec, "act"):
-            return spec
-        raise ValueError(
-            f"an agent must be a name or an object with .act(view), got {spec!r}; {available_text()}"
-        )
+        try:
+            return check_agent_object(spec, "agent")
+        except ValueError as e:
+            raise ValueError(f"{e}; {available_text()}") from None
+    seed = check_seed(seed)
     name, arg = split_spec(spec)
     factory = _factory(name)
     if factory is None:

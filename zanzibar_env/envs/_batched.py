@@ -250,7 +250,11 @@ class BatchedGame:
     def begin_episode(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
         """Start a new game in rows ``r``: full stacks, a learner seat, seat 0 to roll (turn not started)."""
         self.stacks[r] = self.rules.starting_stack
-        if seats is not None:
+        if seats is not None:  # (-1: drawn, as reset(options={"seat": "random"}) asks)
+            seats = np.array(seats, np.int64)
+            drawn = seats < 0
+            if drawn.any():
+                seats[drawn] = self._streams.integers(r[drawn], self.n)
             self.seat[r] = seats
         elif self.seat_of is not None:
             seats = self.seat_of[r]

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium import error, spaces
 
+from ..core.checks import check_agent_object, show
 from ..core.game import check_num_players
 from ..core.bots import check_table_size
 from ..core.safe_io import is_file
@@ -21,6 +22,11 @@ from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 REWARDS = ("chips", "win")
 EPISODES = ("game", "round")
 OBS_LOW, OBS_HIGH = -1.0, float(MAX_PLAYERS)  # stacks can reach num_players x the start (<= 8x)
+
+
+class ResetNeeded(error.ResetNeeded, RuntimeError):
+    """A method called before ``reset()`` (or ``step`` after the episode ended), with one line saying what
+    to call. Gymnasium's ``ResetNeeded`` (and ``RuntimeError``, as before) catches it."""
 
 
 def observation_space() -> spaces.Box:
@@ -43,15 +49,15 @@ def check_seat(seat: Any, n: int) -> int | None:
     """``None`` for ``"random"``, else the seat index (``ValueError`` if out of range)."""
     if isinstance(seat, str) and seat == "random":
         return None
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-        raise ValueError(f"seat must be 'random' or an integer 0-{n - 1} for {n} players, got {seat!r}")
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        raise ValueError(f"seat must be 'random' or an integer 0-{n - 1} for {n} players, got {show(seat)}")
     return int(seat)
 
 
 def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
     """``render_mode`` if it is ``None`` or one of ``modes``, else ``ValueError``."""
-    if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+    if render_mode is not None and not (isinstance(render_mode, str) and render_mode in modes):
+        raise ValueError(f"render_mode must be None or one of {modes}, got {show(render_mode)}")
     return render_mode
 
 
@@ -72,10 +78,8 @@ def _one_opponent(spec: Any) -> Any:
             if not is_file(path):
                 raise ValueError(f"opponent model file not found: {path[:200]!r}")
             return make_agent(f"ppo:{path}")
-    if not isinstance(spec, str) and not hasattr(spec, "act"):
-        raise ValueError(
-            f"an opponent must be an agent name, a model path or an object with .act(view), got {spec!r}"
-        )
+    if not isinstance(spec, str):
+        check_agent_object(spec, "opponents")
     return make_agent(spec)
 
 
@@ -126,11 +130,14 @@ def check_common(
 MAX_SKIPS = 1000
 
 
-def seat_option(options: dict[str, Any] | None, n: int) -> int | None:
-    """The learner's seat from ``reset(options={"seat": s})`` (``None`` if not given)."""
-    if not options or options.get("seat") is None:
+#: the keys ``reset(options=...)`` of the Gymnasium envs reads (anything else is refused)
+RESET_OPTIONS = ("seat",)
+
+
+def seat_option(options: dict[str, Any], n: int) -> int | None:
+    """The learner's seat from checked ``reset`` options (:func:`~zanzibar_env.core.checks.check_options`):
+    ``None`` if not given, ``-1`` for ``"random"`` (drawn for this episode), else the seat."""
+    if options.get("seat") is None:
         return None
     seat = check_seat(options["seat"], n)
-    if seat is None:
-        raise ValueError(f"options['seat'] must be an integer 0-{n - 1}, got {options['seat']!r}")
-    return seat
+    return -1 if seat is None else seat

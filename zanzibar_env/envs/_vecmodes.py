@@ -14,6 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 from . import _envutil as U
 from ._batched import BatchedGame
+from ..core.checks import check_bool, check_options, check_seed, show
 
 
 class VectorConventions(BatchedGame):
@@ -55,7 +56,7 @@ class VectorConventions(BatchedGame):
                 f"max_episode_steps must be None or a positive integer, got {max_episode_steps!r}"
             )
         self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
-        self.skip_no_decision = bool(skip)
+        self.skip_no_decision = check_bool(skip, "skip_no_decision")
 
     def begin_episode(self, r: np.ndarray, seats: np.ndarray | None = None) -> None:
         super().begin_episode(r, seats)
@@ -73,20 +74,27 @@ class VectorConventions(BatchedGame):
         self._np_random_seed = int(seed) if isinstance(seed, (int, np.integer)) else -1
         U.seed_opponents(self.opponents, self._np_random)
 
-    def _per_env_seats(self, seat: Sequence[Any]) -> np.ndarray:
+    def _per_env_seats(self, seat: Any) -> np.ndarray:
         """``seat=`` given per env: ``int[N]``, the learner's seat of each env, ``-1`` where ``"random"``."""
-        if len(seat) != self.num_envs:
-            raise ValueError(f"seat: got {len(seat)} values for {self.num_envs} envs (give one, or one each)")
+        if np.ndim(seat) != 1 or len(seat) != self.num_envs:
+            got = f"{len(seat)} values" if np.ndim(seat) == 1 else show(seat)
+            raise ValueError(
+                f"seat: got {got} for {self.num_envs} envs (give one, or one per env: each 'random' "
+                f"or an integer 0-{self.n - 1})"
+            )
         fixed = [U.check_seat(s, self.n) for s in seat]
         return np.array([-1 if s is None else s for s in fixed], np.int64)
 
-    def _seat_option(self, options: dict[str, Any] | None) -> np.ndarray | None:
-        if not options or options.get("seat") is None:
+    def _seat_option(self, options: Any) -> np.ndarray | None:
+        """``reset(options={"seat": s})``: as the constructor's ``seat`` (one for every env or one per env,
+        each an int or ``"random"``), for this reset; ``int[N]``, ``-1`` where drawn."""
+        seat = check_options(options, U.RESET_OPTIONS).get("seat")
+        if seat is None:
             return None
-        seats = np.broadcast_to(np.asarray(options["seat"]), (self.num_envs,)).astype(np.int64)
-        if (seats < 0).any() or (seats >= self.n).any() or np.asarray(options["seat"]).dtype.kind not in "iu":
-            raise ValueError(f"options['seat'] must be {self.num_envs} seats 0-{self.n - 1}, got {options!r}")
-        return seats
+        if isinstance(seat, (Sequence, np.ndarray)) and not isinstance(seat, str):
+            return self._per_env_seats(seat)
+        fixed = U.check_seat(seat, self.n)
+        return np.full(self.num_envs, -1 if fixed is None else fixed, np.int64)
 
     def _time_limit(self, go: np.ndarray) -> None:
         """Truncate the episodes of rows ``go`` that reached ``max_episode_steps`` (and autoreset them)."""
@@ -172,16 +180,16 @@ def env_seeds(seed: Any, num_envs: int) -> list[int | None]:
     Gymnasium's ``SyncVectorEnv``); a list gives env ``i`` its ``i``-th entry, ``None`` leaving that env's
     stream as it is. ``ValueError`` naming the problem for a wrong length, a negative, a bool or a
     non-integer."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        return [int(seed) + i for i in range(num_envs)]
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        return [check_seed(seed) + i for i in range(num_envs)]  # type: ignore[operator]
     if not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) != 1:
         got = " ".join(repr(seed).split())[:80]  # one line, however the seed prints
-        raise ValueError(f"seed must be an int, a list of {num_envs} ints (or None) or None, got {got}")
+        raise ValueError(
+            f"seed must be None or a non-negative integer, or a list of {num_envs} of them (one per env), "
+            f"got {got}"
+        )
     if len(seed) != num_envs:
         raise ValueError(f"seed list has {len(seed)} entries for {num_envs} envs (one per env)")
     for i, s in enumerate(seed):
-        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0):
-            raise ValueError(f"seed[{i}] must be a non-negative integer or None, got {s!r}")
+        check_seed(s, f"seed[{i}]")
     return [None if s is None else int(s) for s in seed]

@@ -31,6 +31,7 @@ from gymnasium import spaces
 
 from . import _envutil as U
 from ._obs import ObsFormat
+from ..core.checks import check_bool, check_options, check_seed
 from ..core.dice import DiceSource, RandomDice, as_dice_source
 from ..core.engine import NUM_ACTIONS, RoundState
 from ..core.game import GameState
@@ -156,8 +157,12 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds`` (overrides the ruleset's cap),
     ``episode`` (``"game"`` or ``"round"``), ``dice`` (a ``DiceSource`` or a list of faces that
     replaces the random dice, for tests and replays), ``obs_type`` (``"flat"``, ``"onehot"``,
-    ``"dict"``), ``skip_no_decision`` (bool). ``reset(options={"seat": s})`` puts the agent in seat
-    ``s`` for that episode.
+    ``"dict"``), ``skip_no_decision`` (``True`` or ``False``; other values are refused). ``reset(seed=...)``: ``None``
+    or a non-negative integer (Python or numpy). ``reset(options={"seat": s})`` puts the agent in seat
+    ``s`` (an int, or ``"random"``: drawn) for that episode; ``"seat"`` is the only option key.
+    ``opponents`` given as objects are checked when the env is built (an instance with a callable
+    ``act``, not a class). ``step`` before ``reset`` (or after the end) raises ``ResetNeeded``
+    (Gymnasium's, also a ``RuntimeError``).
 
     ## Version History
     * v1: ``info["action_mask"]`` is ``bool`` (was ``int8``); new info keys ``no_decision`` and
@@ -192,7 +197,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         fmt = ObsFormat(obs_type, self.rules)
         self.observation_space = fmt.space
         self._fmt = None if fmt.kind == "flat" else fmt  # None: the flat observation as it is
-        self.skip_no_decision = bool(skip_no_decision)
+        self.skip_no_decision = check_bool(skip_no_decision, "skip_no_decision")
         self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
@@ -209,13 +214,14 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        seed = check_seed(seed)
+        seat = U.seat_option(check_options(options, U.RESET_OPTIONS), self.n)
         super().reset(seed=seed)
         if seed is not None:
             U.seed_opponents(self.opponents, self.np_random)
         if self._script is None and (seed is not None or self._dice is None):
             self._dice = RandomDice(self.np_random)
         assert self._dice is not None
-        seat = U.seat_option(options, self.n)
         for _ in range(U.MAX_SKIPS):
             records = self._start(seat)
             if not (self._ended and self.skip_no_decision):
@@ -229,9 +235,9 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise U.ResetNeeded("call reset() before step()")
         if self._ended and not self._passing:
-            raise RuntimeError("the episode has ended; call reset() to start a new one")
+            raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
         if self._passing:
             self._passing = False
             records: list[RoundRecord] = []
@@ -252,13 +258,15 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode= to the constructor")
             return None
-        from ..ui import render as R  # raises MissingExtraError naming the [ui] install without Pillow
-
         if self.game is None:
-            raise RuntimeError("call reset() before render()")
+            raise U.ResetNeeded("call reset() before render()")
         if self.render_mode == "rgb_array":
+            from ..ui import render as R  # raises MissingExtraError naming the [ui] install without Pillow
+
             return R.render_rgb(self.game, self.seat)
-        text = R.render_ansi(self.game, self.seat)
+        from ..ui.table import render_ansi  # plain text: no Pillow needed
+
+        text = render_ansi(self.game, self.seat)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -266,9 +274,12 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
 
     # ---- internals ------------------------------------------------------------------------------
     def _start(self, seat: int | None) -> list[RoundRecord]:
-        """Begin a new game (the agent in ``seat``, else the fixed or a random seat); play to its decision."""
+        """Begin a new game (the agent in ``seat``; ``None``: the fixed seat if any; ``-1`` or no fixed seat:
+        a random seat); play to its decision."""
         if seat is None:
-            seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.n))
+            seat = self.fixed_seat if self.fixed_seat is not None else -1
+        if seat < 0:
+            seat = int(self.np_random.integers(self.n))
         self.seat = seat
         assert self._dice is not None
         cap = 1 if self.episode == "round" else self.max_rounds

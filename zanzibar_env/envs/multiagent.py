@@ -17,6 +17,7 @@ from . import _envutil as U
 from ._obs import OBS_TYPES, ObsFormat
 from ._state import game_state, state_space
 from ..core import settlement as S
+from ..core.checks import check_options, check_seed, show
 from ..core.dice import RandomDice
 from ..core.engine import NUM_ACTIONS
 from ..core.kernel import check_action, legal_mask
@@ -27,7 +28,32 @@ from ..core.records import RoundRecord
 
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderEnforcing(raw_env(**kwargs))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper whose calls before ``reset()`` raise :class:`ResetNeeded`
+    (one line, as the raw env's) instead of a bare ``AssertionError``."""
+
+    def _ready(self, what: str) -> None:
+        if not self._has_reset:
+            raise U.ResetNeeded(f"call reset() before {what}()")
+
+    def step(self, action: Any) -> None:
+        self._ready("step")
+        super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        self._ready("observe")
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        self._ready("state")
+        return super().state()
+
+    def render(self) -> Any:
+        self._ready("render")
+        return super().render()
 
 
 class raw_env(AECEnv):  # PettingZoo names the class raw_env
@@ -68,7 +94,11 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ## Arguments
     ``ruleset``, ``num_players`` (2-8), ``reward`` (``"chips"``/``"win"``), ``render_mode``
     (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``episode`` (``"game"``/``"round"``),
-    ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``).
+    ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``). ``reset(seed=...)``: ``None`` or a
+    non-negative integer; ``options``: ``None`` or a dict (not read). An agent name that is not one of
+    ``possible_agents`` (``observe``, ``action_space``, ``observation_space``) raises ``ValueError``
+    naming them; ``step``, ``observe``, ``state`` or ``render`` before ``reset`` raise ``ResetNeeded``
+    (Gymnasium's, also a ``RuntimeError``).
 
     ## Version History
     * v1: ``obs_type`` for the ``"observation"`` entry, ``state()``, numpy 0-d actions; the same rule
@@ -116,13 +146,28 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         self.game: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.check_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.check_agent(agent)]
+
+    def check_agent(self, agent: Any) -> str:
+        """``agent`` if it is one of ``possible_agents``, else ``ValueError`` naming them."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise ValueError(f"unknown agent {show(agent)}; the agents are {self.possible_agents}")
+        return agent
+
+    def _game(self, what: str) -> GameState:
+        if self.game is None:
+            raise U.ResetNeeded(f"call reset() before {what}()")
+        return self.game
 
     # ---- AEC API --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game; ``seed``: ``None`` or a non-negative integer; ``options``: ``None`` or a dict (no
+        keys are read; PettingZoo's API test passes one)."""
+        seed = check_seed(seed)
+        check_options(options, None)
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
             self._dice = RandomDice(self._np_random)
@@ -139,6 +184,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         self._select()
 
     def step(self, action: Any) -> None:
+        self._game("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -155,9 +201,8 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        g = self.game
-        assert g is not None
-        seat = self._seat[agent]
+        g = self._game("observe")
+        seat = self._seat[self.check_agent(agent)]
         if (
             not g.done
             and g.round.current_seat == seat
@@ -172,18 +217,20 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
 
     def state(self) -> np.ndarray:
         """The global state ``float32[41]``: the acting seat's observation and its one-hot seat index."""
-        g = self.game
-        return game_state(g, self._encode, lambda s: terminal_obs(self.rules, g.stacks if g else [], s))
+        g = self._game("state")
+        return game_state(g, self._encode, lambda s: terminal_obs(self.rules, g.stacks, s))
 
     def render(self) -> Any:
         if self.render_mode is None:
             return None
-        from ..ui import render as R
-
-        assert self.game is not None
+        game = self._game("render")
         if self.render_mode == "rgb_array":
-            return R.render_rgb(self.game, None)
-        text = R.render_ansi(self.game, None)
+            from ..ui import render as R
+
+            return R.render_rgb(game, None)
+        from ..ui.table import render_ansi  # plain text: no Pillow needed
+
+        text = render_ansi(game, None)
         if self.render_mode == "human":
             print(text)
             return None

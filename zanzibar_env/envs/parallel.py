@@ -6,13 +6,14 @@ Use it in research code::
 
     env = parallel_env(num_players=3)
     obs, infos = env.reset(seed=0)
-    while env.agents:  # only the acting agent's action counts (the others' masks are all zero)
+    while env.agents:  # only the acting agent's action counts (a waiting agent's mask allows only 7)
         actions = {a: env.action_space(a).sample(mask=obs[a]["action_mask"]) for a in env.agents}
         obs, rewards, terms, truncs, infos = env.step(actions)
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,17 @@ from ..extras import requires_extra
 with requires_extra("multiagent", "the PettingZoo env"):
     from pettingzoo import ParallelEnv
 
+from . import _envutil as U
 from .multiagent import raw_env
+from ..core.checks import show
+from ..core.engine import NUM_ACTIONS, STOP
+
+#: The action mask of a waiting agent: one legal action, 7 (stop), which the env ignores. A masked
+#: sampler (TorchRL's ``PettingZooWrapper``, ``action_space.sample(mask=...)``) can then draw for every
+#: live agent at once; the acting agent's mask always allows at least two actions (0 and 7).
+WAIT_MASK = np.zeros(NUM_ACTIONS, np.int8)
+WAIT_MASK[STOP] = 1
+WAIT_MASK.setflags(write=False)
 
 
 class parallel_env(ParallelEnv):  # PettingZoo names the class after the constructor
@@ -31,8 +42,9 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     ## Description
     The game of :class:`zanzibar_env.envs.multiagent.raw_env` (turn-based: one agent decides at a
     time). Each :meth:`step` takes a dict of actions and applies the one of the acting agent (the
-    agent whose ``action_mask`` is not all zero); the others' actions are ignored, so any value
-    (e.g. a masked sample, which is 0 for an all-zero mask) will do.
+    agent whose ``action_mask`` allows two actions or more); the others' actions are ignored, so any
+    value will do. Every other agent's ``action_mask`` allows exactly one action, ``7`` (stop), which
+    is ignored: a masked sampler draws it, and a learner's log-probability of it is 0.
 
     ## Action Space
     ``Discrete(8)`` per agent: a hold mask over the sorted dice (bit ``i`` keeps die ``i``; 7 stops).
@@ -41,8 +53,10 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
 
     ## Observation Space
     As the AEC env: ``Dict{"observation": Box(33) (or the one-hot Box with obs_type="onehot"),
-    "action_mask": Box(0, 1, (8,), int8)}`` for every live agent. :meth:`state` / ``state_space``:
-    ``Box(-1, 8, (41,), float32)``, the acting seat's observation and a one-hot code of that seat.
+    "action_mask": Box(0, 1, (8,), int8)}`` for every live agent; a waiting (or finished) agent's
+    mask is ``WAIT_MASK`` (only ``7`` legal, ignored) where the AEC env gives all zeros.
+    :meth:`state` / ``state_space``: ``Box(-1, 8, (41,), float32)``, the acting seat's observation and
+    a one-hot code of that seat.
 
     ## Starting State
     Every seat holds the ruleset's starting stack; seat 0 rolls first.
@@ -56,14 +70,20 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
 
     ## Arguments
     Those of the AEC env: ``ruleset``, ``num_players``, ``reward``, ``render_mode``, ``max_rounds``,
-    ``episode``, ``obs_type``.
+    ``episode``, ``obs_type``; ``reset`` and the agent names are checked as there. ``step`` takes a dict
+    ``{agent: action}`` whose keys are among ``possible_agents`` (a finished agent's action is ignored
+    too); anything else raises ``ValueError``; ``step`` before ``reset`` or after the episode raises
+    ``ResetNeeded``.
 
     ## Version History
+    * v2: a waiting agent's ``action_mask`` allows one action, ``7`` (ignored), instead of none, so that
+      masked samplers (TorchRL's ``PettingZooWrapper``) work; ``step`` refuses actions that are not a
+      dict or name an unknown agent. The AEC env (``zanzibar_v1``) is unchanged.
     * v1: initial version (the parallel API of ``zanzibar_v1``).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "zanzibar_v1",
+        "name": "zanzibar_v2",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,
     }
@@ -78,24 +98,33 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
         self.render_mode = self.aec.render_mode
 
     def observation_space(self, agent: str) -> Any:
-        return self.observation_spaces[agent]
+        return self.aec.observation_space(agent)
 
     def action_space(self, agent: str) -> Any:
-        return self.action_spaces[agent]
+        return self.aec.action_space(agent)
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.aec.agents)
-        return self._observe(), {a: dict(self.aec.infos[a]) for a in self.agents}
+        return self._observe(self.agents), {a: dict(self.aec.infos[a]) for a in self.agents}
 
     def step(
         self, actions: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         """Apply the acting agent's action; rewards, ends and infos for every agent live before it."""
+        if self.aec.game is None:
+            raise U.ResetNeeded("call reset() before step()")
         if not self.agents:
-            raise RuntimeError("the episode has ended; call reset() to start a new one")
+            raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"actions must be a dict {{agent: action}}, got {show(actions)}")
+        unknown = [a for a in actions if not isinstance(a, str) or a not in self.aec.observation_spaces]
+        if unknown:
+            raise ValueError(
+                f"actions for unknown agents {show(unknown)}; the agents are {self.possible_agents}"
+            )
         aec, acting = self.aec, self.aec.agent_selection
         if acting not in actions:
             raise ValueError(f"no action for the acting agent {acting!r}; got actions for {sorted(actions)}")
@@ -107,7 +136,7 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
         infos = {a: dict(aec.infos[a]) for a in live}
         while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
             aec.step(None)  # PettingZoo's dead step: the finished agent leaves the AEC env
-        obs = {a: aec.observe(a) for a in live}
+        obs = self._observe(live)
         self.agents = list(aec.agents)  # (render_mode="human": the AEC env printed the table)
         return obs, rewards, terms, truncs, infos
 
@@ -121,5 +150,14 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     def close(self) -> None:
         self.aec.close()
 
-    def _observe(self) -> dict[str, Any]:
-        return {a: self.aec.observe(a) for a in self.agents}
+    def _observe(self, agents: list[str]) -> dict[str, Any]:
+        """Each agent's observation; every agent but the one with a decision gets :data:`WAIT_MASK`."""
+        g = self.aec.game
+        assert g is not None
+        seat = None if g.done else g.round.current_seat
+        deciding = None if seat is None else self.possible_agents[seat]
+        obs = {a: self.aec.observe(a) for a in agents}
+        for a, o in obs.items():
+            if a != deciding:
+                o["action_mask"] = WAIT_MASK.copy()
+        return obs

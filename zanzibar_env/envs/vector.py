@@ -80,8 +80,11 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     ``"game"`` (``Zanzibar-v1``) or ``"round"`` (``ZanzibarRound-v1``);
     ``seed``: as ``reset(seed=...)``, for the first reset (``None``: fresh entropy); ``obs_type``,
     ``skip_no_decision`` as the single env; ``autoreset_mode``, ``max_episode_steps`` (see Episode End).
-    ``reset(options={"seat": s})`` fixes the learner's seat of every env (an int) or of each
-    (``int[N]``) for that reset. Gymnasium refuses ``wrappers=`` in ``vector_entry_point`` mode: use
+    ``reset(options={"seat": s})`` sets the learner's seat for that reset as ``seat`` does: one
+    for every env or one per env, each an int or ``"random"`` (drawn from that env's stream);
+    ``"seat"`` is the only option key. ``skip_no_decision`` must be ``True`` or ``False``; opponents
+    given as objects are checked when the env is built; ``step`` before ``reset`` raises ``ResetNeeded``.
+    Gymnasium refuses ``wrappers=`` in ``vector_entry_point`` mode: use
     its vector wrappers on this env, or ``vectorization_mode="sync"`` for per-env wrappers.
     :meth:`set_dice_sources` (tests) replays scripted dice per env in the engine's order.
 
@@ -138,7 +141,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.rules, self.n, self.fixed_seat = U.check_common(
             ruleset, num_players, "random" if per_env else seat, reward, episode
         )
-        self.seat_of = self._per_env_seats(seat) if per_env else None  # type: ignore[arg-type]
+        self.seat_of = self._per_env_seats(seat) if per_env else None
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.reward_kind, self.episode = reward, episode
         self.opponents = U.make_opponents(opponents, self.n)
@@ -337,8 +340,8 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
         ``seed``: ``None`` (continue), an int ``s`` (env ``i`` gets ``s + i``) or one seed per env
         (a non-negative int, or ``None`` to keep that env's stream): env ``i``'s episodes then depend
-        on its own seed only. ``options={"seat": s}`` fixes the learner's seat of every env (an int) or
-        of each env (``int[N]``) for this reset.
+        on its own seed only. ``options={"seat": s}`` sets the learner's seat of every env (an int or
+        ``"random"``) or of each env (a sequence of them) for this reset.
         """
         seats = self._seat_option(options)
         if seed is not None:
@@ -363,7 +366,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every env; ended envs are reset in this step (``SAME_STEP``) or the next (``NEXT_STEP``)."""
         if not self._has_reset:
-            raise RuntimeError("call reset() before step()")
+            raise U.ResetNeeded("call reset() before step()")
         act = self._check_actions(actions)
         self.acc, self.pend = self.pend, self.acc
         self.pend[:] = 0.0

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..core.registry import load_object
 from ..extras import MissingExtraError, requires_extra
+from .table import printable
 
 #: command -> (module whose ``main(argv)`` runs it, the extra it needs, one line of help)
 COMMANDS: dict[str, tuple[str, str | None, str]] = {
@@ -85,7 +86,7 @@ def run_command(name: str, argv: Sequence[str]) -> int:
         with requires_extra(extra, f"zanzibar {name}"):  # modules the command imports when it runs
             code = module.main(list(argv))
     except (MissingExtraError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(printable(f"error: {e}"), file=sys.stderr)
         return 1
     return int(code or 0)
 

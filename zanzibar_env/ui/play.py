@@ -26,6 +26,8 @@ with requires_extra("ui", "zanzibar play"):
 from ..core.dice import RandomDice
 from ..core.engine import STOP, View
 from ..core.game import GameState, check_num_players
+from ..core.checks import check_seed
+from .table import printable
 from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
 from .play_help import Hinter, hold_mask_text
 from ..core.records import TurnRecord, check_replay_file
@@ -248,7 +250,7 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
         raise ValueError(f"{len(specs)} opponents do not fit at a table of {n} (you take one seat)")
     overrides = {"starting_stack": args.stack} if args.stack is not None else {}
     rules = load_ruleset(args.ruleset, **overrides)
-    seed = args.seed
+    seed = check_seed(args.seed, "--seed")
     bots: dict[int, Callable[[View], int]] = {}
     for seat, spec in zip(range(1, n), itertools.cycle(specs)):
         bots[seat] = make_agent(spec, seed=None if seed is None else seed + seat).act
@@ -258,8 +260,8 @@ def _setup(args: argparse.Namespace, console: Console, input_fn: Callable[[str],
     if hinter is not None and hinter.problem:
         console.print(hinter.problem, style="red", markup=False)
     table = ", ".join(f"{name} ({spec})" for name, spec in zip(seat_names(n)[1:], itertools.cycle(specs)))
-    console.print(f"Zanzibar, ruleset '{rules.name}': {rules.description}", markup=False)
-    console.print(f"You are Player 1; opponents: {table}.", markup=False)
+    console.print(printable(f"Zanzibar, ruleset '{rules.name}': {rules.description}"), markup=False)
+    console.print(printable(f"You are Player 1; opponents: {table}."), markup=False)
     return Session(game, bots, console, input_fn, hinter)
 
 
@@ -271,11 +273,11 @@ def run(
     try:
         session = _setup(args, console, input_fn)
     except ValueError as e:
-        console.print(f"error: {e}", style="red", markup=False)
+        console.print(printable(f"error: {e}"), style="red", markup=False)
         return 2
     except ImportError as e:
         hint = "is the project installed? run: pip install --no-deps -e ."
-        console.print(f"error: cannot load the bots ({e}); {hint}", style="red", markup=False)
+        console.print(printable(f"error: cannot load the bots ({e}); {hint}"), style="red", markup=False)
         return 2
     try:
         finished = session.play()
@@ -287,7 +289,8 @@ def run(
         return 130
     if finished and args.save:
         session.game.record.save(args.save)
-        console.print(f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})")
+        saved = f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})"
+        console.print(printable(saved), markup=False)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Pictures of the table: ``render_ansi`` (text) and ``render_rgb`` (a 640x400 RGB frame drawn with Pillow).
+"""Pictures of the table: ``render_ansi`` (text, from :mod:`.table`) and ``render_rgb`` (a 640x400 RGB
+frame drawn with Pillow).
 
 Both read a :class:`~zanzibar_env.core.game.GameState` through :func:`snapshot`, which collects what a
 person needs: the dice (sorted, positions 1-3) and which were held, whose turn it is, rolls used and
@@ -16,7 +17,6 @@ import argparse
 import io
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache, cache
 
 import numpy as np
@@ -25,132 +25,19 @@ from ..extras import requires_extra
 with requires_extra("ui", "rendering pictures"):
     from PIL import Image, ImageDraw, ImageFont
 
-from ..core.engine import STOP, RoundSnapshot, RoundState, View, mask_from_keep
+from ..core.engine import STOP, View
 from ..core.game import GameState
 from ..core.safe_io import atomic_write_bytes, check_output
-from .narrate import describe_result, describe_round, seat_names
+from ..core.checks import check_seed
+from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
 from zanzibar_env.core.registry import SPEC_HELP
+
+__all__ = ["PlayerRow", "Snapshot", "held_mask", "render_ansi", "render_rgb", "snapshot"]
 
 WIDTH, HEIGHT = 640, 400
 DIE = 84  # die sprite size in pixels
 FELT, BAR, PANEL = (22, 96, 58), (12, 58, 34), (16, 72, 44)
 CREAM, GOLD, GREY, DARK = (245, 240, 225), (250, 200, 60), (150, 170, 155), (30, 30, 30)
-
-
-@dataclass(frozen=True)
-class PlayerRow:
-    """One line of the players' table."""
-
-    name: str
-    stack: int
-    active: bool  # still in the game (lives rulesets)
-    to_act: bool  # it is this player's turn
-    highlight: bool  # the highlighted seat (the agent's)
-    note: str  # hand this round, "rolling", "out" or ""
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything the pictures show, as text and numbers."""
-
-    title: str
-    status: str
-    over: bool
-    actor: str
-    dice: tuple[int, int, int]  # sorted ascending, shown as positions 1-3
-    held: int  # hold mask that produced these dice (bit i = die i was kept)
-    rolls_used: int
-    roll_limit: int
-    hand: str
-    lowest: str
-    highest: str
-    stake: str  # "Chips" or "Lives"
-    players: tuple[PlayerRow, ...]
-    last_round: tuple[str, ...]
-
-
-def held_mask(rnd: RoundSnapshot | RoundState) -> int:
-    """Which of the current (sorted) dice were kept from the previous roll of this turn (0 if none)."""
-    rolls, actions = rnd.turn_rolls, rnd.turn_actions
-    if rnd.done or not actions or len(rolls) < 2:
-        return 0
-    last = actions[-1]
-    if last == STOP:
-        return 0
-    kept = [d for i, d in enumerate(rolls[-2]) if last >> i & 1]
-    return mask_from_keep(rnd.dice, kept)
-
-
-def _note(rnd: RoundSnapshot, seat: int) -> str:
-    if seat in rnd.hands:
-        return rnd.hands[seat].describe()
-    if not rnd.active[seat]:
-        return "out"
-    return "rolling" if seat == rnd.current_seat else ""
-
-
-def snapshot(game: GameState, seat: int | None = None) -> Snapshot:
-    """Collect what the pictures show from a game in progress or finished."""
-    if seat is not None and not 0 <= seat < game.num_players:
-        raise ValueError(f"seat must be 0-{game.num_players - 1} or None, got {seat!r}")
-    rnd, rules, rec = game.round.snapshot(), game.ruleset, game.record
-    names = seat_names(game.num_players)
-    over = game.done
-    n_round = len(rec.rounds) + (0 if rnd.done else 1)
-    cur = rnd.current_seat
-    stacks = rec.final_stacks if over else rnd.stacks
-    rows = tuple(
-        PlayerRow(
-            name=names[s] + (" (agent)" if s == seat else ""),
-            stack=stacks[s],
-            active=stacks[s] > 0 or rules.stake != "lives",
-            to_act=s == cur,
-            highlight=s == seat,
-            note=_note(rnd, s) if not over else "",
-        )
-        for s in range(game.num_players)
-    )
-    last = describe_round(rec.rounds[-1], rules, names) if rec.rounds else ["(none yet)"]
-    low = rnd.lowest_seats[0] if rnd.lowest_seats and not rnd.done else None
-    lo = f"{names[low]}: {rnd.hands[low].describe()}" if low is not None else ""
-    top = rnd.highest_seat
-    hi = f"{names[top]}: {rnd.hands[top].describe()}" if top is not None else ""
-    turns = game.round.record.turns
-    last_turn = turns[-1].seat if turns else rnd.starting_seat
-    return Snapshot(
-        title=f"Zanzibar - {rules.name} - round {n_round}",
-        status=describe_result(rec, names) if over else f"{names[cur]} to play" if cur is not None else "",
-        over=over,
-        actor=f"{names[cur]}'s dice" if cur is not None else f"{names[last_turn]}'s last roll",
-        dice=rnd.dice,
-        held=held_mask(rnd),
-        rolls_used=rnd.rolls_used,
-        roll_limit=rnd.turn_limit if not rnd.done else rnd.rolls_used,
-        hand=rules.table.score(rnd.dice).describe() if all(rnd.dice) else "",
-        lowest=lo,
-        highest=hi if not rnd.done else "",
-        stake="Lives" if rules.stake == "lives" else "Chips",
-        players=rows,
-        last_round=tuple(last),
-    )
-
-
-def render_ansi(game: GameState, seat: int | None = None) -> str:
-    """The table as plain text (no escape codes): dice with held ones starred, players, last round."""
-    s = snapshot(game, seat)
-    dice = "  ".join(f"[{i + 1}] {d}{'*' if s.held >> i & 1 else ' '}" for i, d in enumerate(s.dice))
-    lines = [f"{s.title} | {s.status}"]
-    lines.append(f"{s.actor}: {dice}  => {s.hand}   (roll {s.rolls_used} of {s.roll_limit}; * = held)")
-    if s.lowest:
-        lines.append(f"To beat (lowest so far): {s.lowest}")
-    if s.highest:
-        lines.append(f"Highest so far: {s.highest}")
-    width = max(len(p.name) for p in s.players)
-    for p in s.players:
-        mark = ">" if p.to_act else " "
-        lines.append(f" {mark} {p.name:<{width}}  {p.stack:>4} {s.stake.lower()}  {p.note}".rstrip())
-    lines.append("Last round: " + " ".join(s.last_round))
-    return "\n".join(lines) + "\n"
 
 
 # ---- rgb ----------------------------------------------------------------------------------------
@@ -333,11 +220,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3, help="dice and bot seed")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--players", type=int, default=4, help="table size 2-8")
-    p.add_argument("--round", type=int, default=3, help="show a position from this round on")
-    p.add_argument("--agent", default="greedy", help=f"bot for every seat (random if unknown): {SPEC_HELP}")
+    p.add_argument("--round", type=int, default=3, help="show a position from this round on (1 or more)")
+    p.add_argument("--agent", default="greedy", help=f"bot for every seat: {SPEC_HELP}")
     p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:
+        check_seed(args.seed, "--seed")
+        if args.round < 1:
+            raise ValueError(f"--round must be 1 or more (rounds count from 1), got {args.round}")
         check_output(args.out, force=args.force, what="--out")
         if args.final:
             check_output(args.final, force=args.force, what="--final")
@@ -378,11 +268,9 @@ def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View],
 
 
 def _bot(name: str, seed: int) -> Callable[[View], int]:
-    from ..core.registry import available_agents, make_agent, split_spec
+    """The ``--agent`` bot's policy; an unknown name raises ``ValueError`` listing what exists."""
+    from ..core.registry import make_agent
 
-    if name not in available_agents() and split_spec(name)[1] is None:
-        print(f"agent {name!r} is not available ({available_agents()}); using 'random'")
-        name = "random"
     return make_agent(name, seed=seed).act
 
 

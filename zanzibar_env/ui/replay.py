@@ -29,6 +29,7 @@ from ..core.game import play_game, replay_game
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
 from ..core.records import GameRecord, load_games
 from ..core.rules import Ruleset
+from .table import printable
 
 
 class _RecordedActions:
@@ -85,7 +86,8 @@ def verify(record: GameRecord) -> tuple[bool, str]:
 
 class Replayer:
     """Prints games to a console, optionally pausing between turns. Text taken from a record (names,
-    descriptions, file names) is printed literally, never read as rich markup."""
+    descriptions, file names) is printed literally, never read as rich markup, and without control
+    characters (:func:`~zanzibar_env.ui.table.printable`: no escape code reaches the terminal)."""
 
     def __init__(self, console: Console, pause: Callable[[], None] | None = None) -> None:
         self.console = console
@@ -96,7 +98,7 @@ class Replayer:
             self.pause()
 
     def _say(self, text: str, style: str | None = None) -> None:
-        self.console.print(text, style=style, markup=False)
+        self.console.print(printable(text), style=style, markup=False)
 
     def show(self, record: GameRecord, title: str) -> bool:
         """Print one game round by round; returns whether it reproduces.
@@ -105,7 +107,7 @@ class Replayer:
         its header and the failed check are printed.
         """
         ok, verdict = verify(record)
-        self.console.rule(escape(title))
+        self.console.rule(escape(printable(title)))
         seed = "" if record.seed is None else f", seed {record.seed}"
         name = record.ruleset.get("name", "?") if isinstance(record.ruleset, dict) else "?"
         self._say(f"Ruleset '{name}', {record.num_players} players{seed}, {len(record.rounds)} rounds.")
@@ -158,7 +160,7 @@ def run(
         if args.game is not None and not 1 <= args.game <= len(games):
             raise ValueError(f"--game must be 1-{len(games)} for {args.file}, got {args.game}")
     except ValueError as e:
-        console.print(f"error: {e}", style="red", markup=False, highlight=False)
+        console.print(printable(f"error: {e}"), style="red", markup=False, highlight=False)
         return 2
     if interactive is None:
         interactive = sys.stdin.isatty()
