@@ -24,6 +24,7 @@ from .hostile_files import _bomb, _huge_header_npz
         ("a:\n  x: 1\n  x: 2\n", "duplicate key 'x' at line 3 (first at line 2)"),
         ("a: " + "{b: " * 100 + "1" + "}" * 100, f"nested deeper than {MAX_DEPTH} levels"),
         ("[" + "1, " * (MAX_NODES + 1) + "]", f"more than {MAX_NODES} values"),
+        ("n: !!float 4.4]e6\n", "the value '4.4]e6' at line 1 cannot be read as tag:yaml.org,2002:float"),
     ],
 )
 def test_yaml_rules_refuse_fast_with_the_reason(text: str, words: str) -> None:

@@ -81,6 +81,16 @@ class _Loader(_Base):
         mark = getattr(self.peek_event(), "start_mark", None)
         return int(getattr(mark, "line", -1)) + 1
 
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, OverflowError) as e:  # e.g. `!!float 4.4]e6`: Python's own message
+            if isinstance(e, yaml.YAMLError):
+                raise
+            shown = str(node.value)[:40] if isinstance(node, ScalarNode) else type(node).__name__
+            line = node.start_mark.line + 1
+            raise _Refused(f"the value {shown!r} at line {line} cannot be read as {node.tag}") from None
+
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, MappingNode):
             _check_duplicates(self, node)
