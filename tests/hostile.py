@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import reprlib
 import signal
 import sys
 import threading
@@ -152,9 +153,9 @@ def classify(case: Case) -> tuple[str, str]:
     if isinstance(result, int) and not isinstance(result, bool) and result != 0:
         return ("clear", text) if _one_line_error(text) else ("traceback", f"exit {result}: {text[-300:]}")
     if case.bad:
-        return "wrong", f"accepted: {str(result)[:200]}"
+        return "wrong", f"accepted: {reprlib.repr(result)[:200]}"
     if case.valid is not None and not case.valid(result):
-        return "wrong", f"accepted but invalid: {str(result)[:200]}"
+        return "wrong", f"accepted but invalid: {reprlib.repr(result)[:200]}"
     return "accepted", ""
 
 
