@@ -35,7 +35,12 @@ Where it differs:
 
 from __future__ import annotations
 
-from ._state import State
-from .env import Env, auto_reset
+from ..extras import requires_extra
+
+with requires_extra("jax", "the JAX env (zanzibar_env.jax)"):
+    import jax  # noqa: F401
+
+from ._state import State  # noqa: E402
+from .env import Env, auto_reset  # noqa: E402
 
 __all__ = ["Env", "State", "auto_reset"]

@@ -170,7 +170,8 @@ class Core:
             s, losers = self._rolloffs(s, losers)
         st = s.stacks[order]
         before = list(st)
-        amounts, lost = None, 0
+        amounts: Any = None
+        lost: Any = 0
         if self.chips:
             amounts = S.chip_amounts(R, self.PAY, list(s.hand_cat[order]), s.hand_cat[s.hi_seat])
         else:
