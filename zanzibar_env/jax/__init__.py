@@ -40,7 +40,7 @@ from ..extras import requires_extra
 with requires_extra("jax", "the JAX env (zanzibar_env.jax)"):
     import jax  # noqa: F401
 
-from ._state import State  # noqa: E402
-from .env import Env, auto_reset  # noqa: E402
+from ._state import State
+from .env import Env, auto_reset
 
 __all__ = ["Env", "State", "auto_reset"]
