@@ -69,6 +69,7 @@ from zanzibar_env.train.features import ZanzibarFeatures
 from zanzibar_env.train.opponents import Opponents, build_opponents
 from zanzibar_env.train.plots import plot_eval_csv
 from zanzibar_env.train.runs import EVAL_CSV, eval_rows, new_run, record_environment
+from zanzibar_env.core.interrupts import run_command
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -383,4 +384,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "train"))

@@ -46,6 +46,7 @@ from zanzibar_env.train.runs import eval_rows
 from zanzibar_env.train.config import TrainConfig, apply, load_config
 from zanzibar_env.train.config_checks import check_config
 from zanzibar_env.train.tournament.ray_backend import ray_session
+from zanzibar_env.core.interrupts import run_command
 
 DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
 #: keys a best config takes from the base config rather than from the trial (where and how it runs)
@@ -312,4 +313,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "sweep"))

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..core.interrupts import run_command as _interruptible
 from ..core.registry import load_object
 from ..extras import MissingExtraError, requires_extra
 
@@ -94,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``zanzibar`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in COMMANDS:
-        return run_command(args[0], args[1:])
+        return _interruptible(lambda: run_command(args[0], args[1:]), args[0])
     build_parser().parse_args(args)  # --help, --version, or an error naming the commands
     return 2
 

@@ -30,6 +30,7 @@ from ..core.game import GameState
 from ..core.safe_io import atomic_write_bytes, check_output
 from .narrate import describe_result, describe_round, seat_names
 from zanzibar_env.core.registry import SPEC_HELP
+from ..core.interrupts import run_command
 
 WIDTH, HEIGHT = 640, 400
 DIE = 84  # die sprite size in pixels
@@ -393,4 +394,4 @@ def _save(frame: np.ndarray, path: str) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "render"))
