@@ -18,6 +18,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 from zanzibar_env.train.tournament.deals import DealContext, DealGames, play_deal
 
@@ -30,9 +31,9 @@ def _init_worker(ctx: DealContext) -> None:
     _CTX = ctx
 
 
-def _play(deal: int) -> DealGames:
+def _play(deals: range) -> list[DealGames]:
     assert _CTX is not None, "worker not initialised"
-    return play_deal(_CTX, deal)
+    return [play_deal(_CTX, d) for d in deals]
 
 
 def _unguarded_script() -> str | None:
@@ -84,4 +85,17 @@ def run_deals_local(ctx: DealContext, deals: int, jobs: int = 1) -> Iterator[Dea
         return
     chunk = max(1, min(16, deals // (jobs * 8)))
     with mp.get_context(method).Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
-        yield from pool.imap(_play, range(deals), chunksize=chunk)
+        chunks = [range(d, min(d + chunk, deals)) for d in range(0, deals, chunk)]
+        results = pool.imap(_play, chunks)
+        for _ in chunks:
+            yield from _next(results)
+
+
+def _next(results: Any) -> list[DealGames]:
+    """The next result of ``imap``, waited for in short steps: a signal delivered to one of the pool's
+    threads is then still seen by the main thread within 0.2 s (a plain wait would not wake for it)."""
+    while True:
+        try:
+            return results.next(timeout=0.2)  # type: ignore[no-any-return]
+        except mp.TimeoutError:
+            continue

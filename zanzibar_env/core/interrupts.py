@@ -65,8 +65,9 @@ def install_startup_handler() -> None:
 def run_command(main: Callable[[], int | None], name: str = "") -> int:
     """Run a command's ``main``; a ``KeyboardInterrupt`` it lets through becomes one line and exit 130."""
     in_main = threading.current_thread() is threading.main_thread()
-    command = in_main and launched_as_command()
-    if in_main:
+    ignored = in_main and signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # e.g. a background job: stays so
+    command = in_main and launched_as_command() and not ignored
+    if in_main and not ignored:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = main()
