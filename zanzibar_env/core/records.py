@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .provenance import RECORD_FORMAT, check_format, engine_version, is_engine_version, ruleset_digest
-from .safe_io import atomic_write_text
+from .safe_io import atomic_write_text, check_writable_dir
 
 
 @dataclass(slots=True)
@@ -174,6 +174,7 @@ def _check_replay_file(p: Path, path: str) -> Path:
         raise ValueError(f"cannot save to {str(path)!r}: directory {str(p.parent)!r} does not exist")
     if p.exists():
         load_games(p)  # refuses anything that is not a replay file, e.g. a YAML ruleset
+    check_writable_dir(p.parent, what=f"cannot save to {str(path)!r}: directory")
     return p
 
 
