@@ -238,7 +238,10 @@ def test_a_locked_run_is_refused_from_another_process(run_dir: Path, capsys) -> 
     finally:
         holder.kill()
         holder.wait()
-    assert (run_dir / ".lock").read_text() == ""  # the dead holder's lock is gone (the kernel released it)
+    from zanzibar_env.train.faults import lock_run_dir
+
+    with lock_run_dir(run_dir):  # the killed holder's lock is gone: the kernel released it
+        assert (run_dir / ".lock").read_text().strip() == str(os.getpid())
 
 
 def test_ctrl_c_twice_while_training_exits_130(run_dir: Path, tmp_path: Path) -> None:
