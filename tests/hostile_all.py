@@ -8,5 +8,6 @@ listed here with one import; :mod:`tests.test_hostile` and :mod:`tests.hostile_r
 from __future__ import annotations
 
 from .hostile_cases import GENERATORS as _BASE
+from .hostile_faults import GENERATORS as _FAULTS
 
-GENERATORS = (*_BASE,)
+GENERATORS = (*_BASE, *_FAULTS)

@@ -39,7 +39,9 @@ def _popen(args: list[str], **kw: object) -> subprocess.Popen[str]:
 def _tmpfs(path: Path, size: str = "64k") -> Iterator[bool]:
     """Mount a small tmpfs at ``path``; yields whether it could (root in a container can)."""
     path.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+    )
     if r.returncode != 0:
         yield False
         return
@@ -97,12 +99,16 @@ def test_read_only_output_is_refused_before_any_work(tmp_path: Path, monkeypatch
         with pytest.raises(ValueError, match="read-only file system"):
             check_writable_dir(ro / "new" / "deeper")
         t0 = time.perf_counter()
-        code = main(["--agents", "random,greedy", "--players", "2", "--games", "100000", "--out", str(ro / "D")])
+        code = main(
+            ["--agents", "random,greedy", "--players", "2", "--games", "100000", "--out", str(ro / "D")]
+        )
         assert code == 2 and time.perf_counter() - t0 < 30  # refused before 100000 games
         assert not (ro / "D").exists()
 
 
-def test_full_disk_leaves_earlier_tournament_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_full_disk_leaves_earlier_tournament_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
     """``--force --out`` on a full disk: exit 1, one line naming the path, the old outputs untouched."""
     from zanzibar_env.train.tournament import main
 

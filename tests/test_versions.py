@@ -82,7 +82,9 @@ def test_an_old_record_loads_and_a_failed_replay_says_which_version(tmp_path: Pa
     assert verify(rec)[0]  # a genuine old record still replays
     old["ruleset"]["starting_stack"] = 7  # as if the rules had changed between versions
     ok, verdict = verify(GameRecord.from_dict(old))
-    assert not ok and "record format 1 from an earlier zanzibar-env" in verdict and "this is format 2" in verdict
+    assert (
+        not ok and "record format 1 from an earlier zanzibar-env" in verdict and "this is format 2" in verdict
+    )
 
 
 def test_a_newer_record_format_is_refused_plainly(tmp_path: Path) -> None:
