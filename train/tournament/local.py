@@ -96,6 +96,6 @@ def _next(results: Any) -> list[DealGames]:
     threads is then still seen by the main thread within 0.2 s (a plain wait would not wake for it)."""
     while True:
         try:
-            return results.next(timeout=0.2)  # type: ignore[no-any-return]
+            return results.next(timeout=0.2)
         except mp.TimeoutError:
             continue
