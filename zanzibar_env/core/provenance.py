@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,10 +32,12 @@ _ENGINE = re.compile(r"zanzibar-env [0-9][0-9A-Za-z.+!-]{0,40}")
 
 
 def engine_version() -> str:
-    """``zanzibar-env X.Y.Z``: the package that writes a file."""
-    from zanzibar_env import __version__
+    """``zanzibar-env X.Y.Z``: the package that writes a file.
 
-    return f"zanzibar-env {__version__}"
+    Read from the parent package, which Python has always loaded before this module (``core`` imports
+    nothing above itself, so it is looked up, not imported).
+    """
+    return f"zanzibar-env {sys.modules['zanzibar_env'].__version__}"
 
 
 def is_engine_version(value: object) -> bool:
