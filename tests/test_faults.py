@@ -271,3 +271,17 @@ def test_ctrl_c_twice_while_training_exits_130(run_dir: Path, tmp_path: Path) ->
     text = err.read_text()
     assert p.returncode == EXIT_INTERRUPTED, text
     assert "Traceback" not in text
+
+
+def test_sweep_best_config_written_by_hand_needs_force(tmp_path: Path) -> None:
+    from zanzibar_env.train.sweep import check_best_config
+
+    mine = tmp_path / "best.yaml"
+    mine.write_text("# my notes\nlearning_rate: 0.001\n")
+    with pytest.raises(ValueError, match="was not written by the sweep 'tiny'.*--force"):
+        check_best_config(mine, "tiny", force=False)
+    assert check_best_config(mine, "tiny", force=True) == mine
+    mine.write_text("# Best trial of the sweep 'tiny' (python -m train.sweep ...):\nlearning_rate: 0.1\n")
+    assert check_best_config(mine, "tiny", force=False) == mine  # its own earlier output
+    with pytest.raises(ValueError, match="not written by the sweep 'other'"):
+        check_best_config(mine, "other", force=False)
