@@ -278,7 +278,7 @@ def test_sweep_best_config_written_by_hand_needs_force(tmp_path: Path) -> None:
 
     mine = tmp_path / "best.yaml"
     mine.write_text("# my notes\nlearning_rate: 0.001\n")
-    with pytest.raises(ValueError, match="was not written by the sweep 'tiny'.*--force"):
+    with pytest.raises(ValueError, match=r"was not written by the sweep 'tiny'.*--force"):
         check_best_config(mine, "tiny", force=False)
     assert check_best_config(mine, "tiny", force=True) == mine
     mine.write_text("# Best trial of the sweep 'tiny' (python -m train.sweep ...):\nlearning_rate: 0.1\n")

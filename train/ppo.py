@@ -94,7 +94,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="python -m train.ppo",
         description="Train PPO on Zanzibar from a YAML config.",
-        epilog="config keys (YAML file or --set key=value):\n" + describe_fields(),
+        epilog="config keys (YAML file or --set key=value):\n"
+        + describe_fields()
+        + "\n\nexit codes: 0 done; 1 a disk error while training (one line naming the path); 2 a bad config "
+        "or --resume, or a run directory another process trains in (nothing written); 130 Ctrl-C, 143 "
+        "SIGTERM (model.zip saved; --resume continues; a second Ctrl-C stops at once, no checkpoint).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")

@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zanzibar",
         description="Zanzibar dice game: play, train, evaluate, solve.",
-        epilog="Run 'zanzibar COMMAND --help' for the options of a command.",
+        epilog="Run 'zanzibar COMMAND --help' for the options of a command. Exit codes: 0 done, 1 a result "
+        "not written (disk) or not reproduced, 2 bad input (refused before any work), 130 Ctrl-C.",
     )
     parser.add_argument("--version", action="version", version=f"zanzibar-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
