@@ -69,11 +69,16 @@ def run_command(main: Callable[[], int | None], name: str = "") -> int:
     command = in_main and launched_as_command() and not ignored
     if in_main and not ignored:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    code: int | None = EXIT_INTERRUPTED
     try:
-        code = main()
-    except KeyboardInterrupt:
-        print(f"interrupted{f' ({name})' if name else ''}: stopped by Ctrl-C", file=sys.stderr)
+        try:
+            code = main()
+        except KeyboardInterrupt:
+            code = EXIT_INTERRUPTED
+            print(f"interrupted{f' ({name})' if name else ''}: stopped by Ctrl-C", file=sys.stderr)
+    except KeyboardInterrupt:  # a second Ctrl-C while the first was being reported
         code = EXIT_INTERRUPTED
-    if command:  # a Ctrl-C on the way out of the interpreter: no traceback
-        signal.signal(signal.SIGINT, _exit_now("interrupted"))
+    finally:
+        if command:  # a Ctrl-C on the way out of the interpreter: no traceback
+            signal.signal(signal.SIGINT, _exit_now("interrupted"))
     return int(code or 0)
