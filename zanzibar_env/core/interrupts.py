@@ -10,8 +10,9 @@ Three stretches of a command's life, one rule each:
 * **the command** (:func:`run_command`): SIGINT raises ``KeyboardInterrupt`` again (Python's default),
   so the command can stop cleanly and keep what was done (a tournament writes the games played so
   far, training saves a checkpoint); what is left over is caught here: one line, exit 130.
-* **the way out** (after ``main`` returned): a late Ctrl-C exits 130 at once, never a traceback from
-  interpreter shutdown.
+* **the way out** (after ``main`` returned, while the interpreter shuts down, which can take seconds
+  once torch is loaded): Ctrl-C is ignored, so the exit code stays the command's (130 after a first
+  Ctrl-C), never a traceback or death by SIGINT.
 
 :data:`EXIT_INTERRUPTED` (130, 128 + SIGINT, the shell's convention) is the exit code throughout.
 """
@@ -79,6 +80,6 @@ def run_command(main: Callable[[], int | None], name: str = "") -> int:
     except KeyboardInterrupt:  # a second Ctrl-C while the first was being reported
         code = EXIT_INTERRUPTED
     finally:
-        if command:  # a Ctrl-C on the way out of the interpreter: no traceback
-            signal.signal(signal.SIGINT, _exit_now("interrupted"))
+        if command:  # on the way out: Python resets its own handlers to the default (death by SIGINT,
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # exit -2) while it shuts down; ignored ones stay
     return int(code or 0)
