@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .hostile_api import GENERATORS as _API
 from .hostile_cases import GENERATORS as _BASE
+from .hostile_faults import GENERATORS as _FAULTS
 from .hostile_files import GENERATORS as _FILES
 
-GENERATORS = (*_BASE, *_API, *_FILES)
+GENERATORS = (*_BASE, *_API, *_FILES, *_FAULTS)

@@ -37,6 +37,7 @@ from zanzibar_env.train.config import (
 from zanzibar_env.train.config_checks import check_config, table_opponents
 from zanzibar_env.train.intervals import mean_interval
 from zanzibar_env.train.runs import eval_rows
+from zanzibar_env.core.interrupts import run_command
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
@@ -340,4 +341,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "evaluate"))

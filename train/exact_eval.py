@@ -39,6 +39,7 @@ from zanzibar_env.core.game import play_game
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 from zanzibar_env.core.registry import SPEC_HELP
+from zanzibar_env.core.interrupts import run_command
 
 
 #: Games of more stack states are refused unless ``--max-states`` allows them (about a minute here).
@@ -366,4 +367,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "exact-eval"))

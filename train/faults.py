@@ -1,17 +1,22 @@
-"""Surviving faults in a training run: Ctrl-C / SIGTERM stop cleanly, checkpoints are written atomically.
+"""Surviving faults in a training run: Ctrl-C / SIGTERM stop cleanly, checkpoints are written atomically,
+one process trains in a run directory at a time.
 
 :class:`SignalGuard` turns SIGINT and SIGTERM into a flag while training runs (no
 ``KeyboardInterrupt`` traceback from deep inside SB3); :class:`StopOnSignal` ends ``model.learn`` at
 the next environment step once the flag is up; :func:`save_model` writes a model zip through a
-temporary file and ``os.replace``, so a checkpoint is never half-written.
+temporary file and ``os.replace``, so a checkpoint is never half-written; :func:`lock_run_dir` holds an
+exclusive ``flock`` on ``RUN_DIR/.lock`` while a process trains there (the kernel releases it when the
+process ends, however it ends), so a second ``--resume`` of the same run is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -83,3 +88,43 @@ def save_model(model: Any, path: Path) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+#: The lock file in a run directory (holds the pid of the process training there; empty when none).
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def lock_run_dir(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``run_dir`` while the block runs; ``ValueError`` (one line) if another
+    process holds it. POSIX ``flock`` (released by the kernel on exit or crash); without ``fcntl``
+    (Windows) runs are not locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path = Path(run_dir) / LOCK_FILE
+    fh = open(path, "a+", encoding="utf-8")  # held open for the lock's lifetime
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            pid = fh.read().strip()[:20] or "?"
+            raise ValueError(
+                f"run directory {str(run_dir)!r} is in use: process {pid} is training in it "
+                f"(lock {str(path)!r}); wait for it to end or stop it first"
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fh.seek(0)
+            fh.truncate()
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()

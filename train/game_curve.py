@@ -20,6 +20,7 @@ from zanzibar_env.train.config import TrainConfig, apply, read_yaml
 from zanzibar_env.train.exact_eval import game_figures
 from zanzibar_env.train.plots import plot_game_curves
 from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
+from zanzibar_env.core.interrupts import run_command
 
 
 def load_run(run_dir: Path) -> tuple[TrainConfig, list[dict[str, float]]]:
@@ -76,4 +77,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "game-curve"))

@@ -162,7 +162,7 @@ def plot_tournament(result: TournamentResult, path: Path) -> None:
         (
             [a.per_round for a in s],
             [[a.per_round - a.per_round_low for a in s], [a.per_round_high - a.per_round for a in s]],
-            result_unit(c["ruleset"]),
+            result_unit(result.rules or c["ruleset"]),
             0,
         ),
     ]

@@ -45,7 +45,7 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.rules import load_ruleset
-from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_io import atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 
 from zanzibar_env.train.callbacks import (
@@ -64,11 +64,12 @@ from zanzibar_env.train.config import (
     save_config,
 )
 from zanzibar_env.train.config_checks import check_config, seat_split
-from zanzibar_env.train.faults import SignalGuard, StopOnSignal, save_model
+from zanzibar_env.train.faults import SignalGuard, StopOnSignal, lock_run_dir, save_model
 from zanzibar_env.train.features import ZanzibarFeatures
 from zanzibar_env.train.opponents import Opponents, build_opponents
 from zanzibar_env.train.plots import plot_eval_csv
-from zanzibar_env.train.runs import EVAL_CSV, eval_rows, new_run, record_environment
+from zanzibar_env.train.runs import EVAL_CSV, check_run_stamp, eval_rows, new_run, record_environment
+from zanzibar_env.core.interrupts import run_command
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -93,7 +94,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="python -m train.ppo",
         description="Train PPO on Zanzibar from a YAML config.",
-        epilog="config keys (YAML file or --set key=value):\n" + describe_fields(),
+        epilog="config keys (YAML file or --set key=value):\n"
+        + describe_fields()
+        + "\n\nexit codes: 0 done; 1 a disk error while training (one line naming the path); 2 a bad config "
+        "or --resume, or a run directory another process trains in (nothing written); 130 Ctrl-C, 143 "
+        "SIGTERM (model.zip saved; --resume continues; a second Ctrl-C stops at once, no checkpoint).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
@@ -220,7 +225,8 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     """The saved config of ``run_dir`` with ``--set`` overrides (e.g. a larger ``total_timesteps``).
 
     ``ValueError`` if ``run_dir`` is not a run, its model does not load, or an override changes a key
-    of :data:`RESUME_FIXED`. The config file is rewritten only when everything checks out.
+    of :data:`RESUME_FIXED`. Nothing is written here: :func:`train` rewrites ``config.yaml`` only once
+    the saved weights have loaded into a model built from this config (same ``net_arch``, ``features``).
     """
     from zanzibar_env.agents.sb3_model import load_sb3
 
@@ -235,8 +241,6 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
         raise ValueError(f"--resume cannot change {changed}: they describe the saved model, env or eval.csv")
     load_sb3(run_dir / "model.zip")  # refuse a damaged checkpoint before anything changes
     eval_rows(run_dir)  # and a damaged evaluation history
-    if cfg != saved:
-        save_config(cfg, run_dir / "config.yaml")
     return cfg
 
 
@@ -256,13 +260,14 @@ def train(
     """
     guard = guard or SignalGuard()
     seed_everything(cfg.seed, cfg.torch_threads)
-    record_environment(run_dir, resume)
     opp = build_opponents(cfg, run_dir)
     env = make_env(cfg, opp.opponents, opp.groups, opp.second)
     model = make_model(cfg, env, run_dir)
     if resume:
-        _restore(model, cfg, run_dir)
-    elif cfg.pretrain is not None:
+        _restore(model, cfg, run_dir)  # ValueError before anything in run_dir is written
+        save_config(cfg, run_dir / "config.yaml")  # with the --set overrides (same content if none)
+    record_environment(run_dir, resume)
+    if not resume and cfg.pretrain is not None:
         _pretrain(model, cfg, run_dir)
     evaluator, callbacks = _callbacks(cfg, run_dir, resume, guard, opp, extra_callbacks)
     remaining = cfg.total_timesteps - model.num_timesteps
@@ -283,7 +288,15 @@ def _restore(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
     """Give a rebuilt model the saved weights, optimizer state and step count of ``run_dir``."""
     from zanzibar_env.agents.sb3_model import load_sb3
 
-    model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
+    try:
+        model.set_parameters(str(run_dir / "model.zip"), exact_match=True, device=cfg.device)
+    except (RuntimeError, ValueError, KeyError) as e:  # torch's "size mismatch", a missing tensor
+        first = str(e).strip().splitlines()
+        reason = " ".join(line.strip() for line in first[:2])[:300] if first else type(e).__name__
+        raise ValueError(
+            f"--resume {str(run_dir)!r}: model.zip does not fit the model its config.yaml describes "
+            f"(net_arch {list(cfg.net_arch)}, features {cfg.features!r}): {reason}; nothing was changed"
+        ) from None
     model.num_timesteps = load_sb3(run_dir / "model.zip").num_timesteps
 
 
@@ -346,41 +359,65 @@ def report(cfg: TrainConfig, run_dir: Path, evaluator: EvalCallback) -> None:
         print(f"  mean over seats:       {last['game_exploit_mean']:.6f}")
 
 
+def _start(args: argparse.Namespace, argv: list[str] | None) -> tuple[TrainConfig, Path]:
+    """The config and run directory: a checked ``--resume`` (nothing written) or a new run."""
+    if not args.resume:
+        cfg = load_config(args.config, args.overrides)
+        check_writable_dir(cfg.runs_dir, what="runs_dir")
+        return cfg, new_run(cfg, list(sys.argv[1:] if argv is None else argv))
+    if args.config:
+        raise ValueError("--config cannot be used with --resume (the run keeps its config; use --set)")
+    run_dir = Path(args.resume)
+    cfg = resume_config(run_dir, args.overrides)
+    note = check_run_stamp(run_dir, cfg)
+    if note:
+        print(note, file=sys.stderr)
+    check_writable_dir(run_dir, what="--resume")
+    return cfg, run_dir
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``python -m train.ppo``; exit 0, 1 (a disk error while training), 2 (bad config or --resume), 130/143."""
     args = parse_args(argv)
     guard = SignalGuard()
     with guard:
         try:
-            if args.resume:
-                if args.config:
-                    raise ValueError(
-                        "--config cannot be used with --resume (the run keeps its config; use --set)"
-                    )
-                run_dir = Path(args.resume)
-                cfg = resume_config(run_dir, args.overrides)
-            else:
-                cfg = load_config(args.config, args.overrides)
-                run_dir = new_run(cfg, list(sys.argv[1:] if argv is None else argv))
+            cfg, run_dir = _start(args, argv)
         except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        print(
-            f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
-            f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
-            + ("; rounds pay their expected result (expected_reward)" if cfg.expected_reward else "")
-        )
-        model, evaluator = train(cfg, run_dir, resume=bool(args.resume), guard=guard)
-        if guard.caught:
             print(
-                f"interrupted by {guard.name} at step {model.num_timesteps}: checkpoint saved to "
-                f"{run_dir / 'model.zip'}; continue with: python -m train.ppo --resume {run_dir}",
+                f"error: {disk_error(e, getattr(e, 'filename', '') or '') if isinstance(e, OSError) else e}",
                 file=sys.stderr,
             )
-            return guard.exit_code
+            return 2
+        try:
+            with lock_run_dir(run_dir):
+                return _run(cfg, run_dir, bool(args.resume), guard)
+        except ValueError as e:  # another process trains there, or the model does not fit the config
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except OSError as e:  # a full or read-only disk while training
+            print(f"error: {disk_error(e, getattr(e, 'filename', None) or run_dir)}", file=sys.stderr)
+            return 1
+
+
+def _run(cfg: TrainConfig, run_dir: Path, resume: bool, guard: SignalGuard) -> int:
+    print(
+        f"training {cfg.algo} on {cfg.env_id} ({cfg.ruleset}, {cfg.num_players} players) vs "
+        f"{cfg.opponents}{' + self-play pool' if cfg.self_play else ''} for {cfg.total_timesteps} steps"
+        + ("; rounds pay their expected result (expected_reward)" if cfg.expected_reward else "")
+    )
+    model, evaluator = train(cfg, run_dir, resume=resume, guard=guard)
+    if guard.caught:
+        print(
+            f"interrupted by {guard.name} at step {model.num_timesteps}: checkpoint saved to "
+            f"{run_dir / 'model.zip'}; continue with: python -m train.ppo --resume {run_dir}",
+            file=sys.stderr,
+        )
+        return guard.exit_code
     plot_eval_csv(run_dir / EVAL_CSV, run_dir / "learning_curve.png", title=run_dir.name)
     report(cfg, run_dir, evaluator)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "train"))

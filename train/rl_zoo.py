@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.core.interrupts import run_command
 
 
 def zoo_args(argv: Sequence[str]) -> list[str]:
@@ -44,4 +45,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "zoo"))

@@ -2,8 +2,10 @@
 
 A training run lives in ``<runs_dir>/<env-id>__<exp-name>__<seed>__<unix-time>/`` (a suffix ``_`` per
 clash when two runs start in the same second) holding ``config.yaml`` (the resolved config), ``run.json``
-(the command line, the git commit, the start time), ``environment.json`` and the files training writes
-there (:mod:`zanzibar_env.train.ppo` lists them). ``eval.csv`` has one row per evaluation: the columns
+(the command line, the git commit, the start time, and the stamp of
+:mod:`zanzibar_env.core.provenance`: format, engine version, the ruleset's name and content digest;
+:func:`check_run_stamp` reads it back on ``--resume``), ``environment.json`` and the files training
+writes there (:mod:`zanzibar_env.train.ppo` lists them). ``eval.csv`` has one row per evaluation: the columns
 ``timesteps`` and ``train_seconds``, then the figures of
 :func:`zanzibar_env.train.evaluate.evaluate_model`, every value a float, the same columns in every row.
 
@@ -22,6 +24,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zanzibar_env.core.provenance import RUN_FORMAT, check_format, engine_version, format_note, stamp
+from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
 
 if TYPE_CHECKING:
@@ -99,9 +103,43 @@ def new_run(cfg: TrainConfig, argv: list[str]) -> Path:
 
     run_dir = make_run_dir(cfg.runs_dir, cfg.run_name_prefix)
     save_config(cfg, run_dir / "config.yaml")
-    meta = {"command": command_line(argv), "git_commit": git_commit(), "started_unix": int(time.time())}
+    meta = {
+        **stamp(RUN_FORMAT, load_ruleset(cfg.ruleset)),
+        "command": command_line(argv),
+        "git_commit": git_commit(),
+        "started_unix": int(time.time()),
+    }
     atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2))
     return run_dir
+
+
+def check_run_stamp(run_dir: Path, cfg: TrainConfig) -> str:
+    """Check ``run.json``'s stamp against this package and the config's ruleset (before ``--resume``).
+
+    ``ValueError`` for a run of a newer format or one whose ruleset now has other options than when it
+    started (a ruleset file edited since: the saved model learnt other rules); returns a note (``""`` if
+    none) for a run from another engine version or one made before runs were stamped.
+    """
+    path = run_dir / "run.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{str(path)!r} is not a run's run.json ({type(e).__name__})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{str(path)!r} is not a run's run.json (not a JSON object)")
+    if "format" not in meta:
+        return f"note: {str(run_dir)!r} was made before runs were stamped with versions (run format 0)"
+    check_format("run", meta["format"], meta.get("engine"), RUN_FORMAT)
+    rules = load_ruleset(cfg.ruleset)
+    now = stamp(RUN_FORMAT, rules)["ruleset_sha256"]
+    if meta.get("ruleset_sha256") != now:
+        raise ValueError(
+            f"--resume {str(run_dir)!r}: ruleset {cfg.ruleset!r} has other options now than when the run "
+            f"started (digest {str(meta.get('ruleset_sha256'))[:12]}..., now {now[:12]}...): the model "
+            "learnt other rules; start a new run"
+        )
+    note = format_note("run", meta["format"], meta.get("engine"), RUN_FORMAT)
+    return f"note: {note}" if meta.get("engine") != engine_version() else ""
 
 
 def record_environment(run_dir: Path, resume: bool) -> None:

@@ -30,6 +30,7 @@ from zanzibar_env.core.safe_io import atomic_write_text, check_output
 from zanzibar_env.train.config import load_config, parse_override
 from zanzibar_env.train.intervals import iqm, iqm_interval
 from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
+from zanzibar_env.core.interrupts import run_command
 
 #: The columns summarised, with their labels.
 COLUMNS = (
@@ -181,4 +182,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "seeds"))

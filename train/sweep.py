@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 import tempfile
@@ -37,7 +38,7 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.configs import CONFIG_DIR
-from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_io import atomic_write_text, check_output, check_writable_dir, disk_error
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
 
@@ -48,6 +49,7 @@ from zanzibar_env.train.config_checks import check_config
 from zanzibar_env.train.sweep_config import DISTRIBUTIONS, SweepConfig, base_config, load_sweep
 from zanzibar_env.train.sweep_config import base_path as _base_path
 from zanzibar_env.train.tournament.ray_backend import ray_session
+from zanzibar_env.core.interrupts import run_command
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -195,10 +197,11 @@ def summarise(sweep: SweepConfig, grid: Any, sweep_dir: Path) -> dict[str, Any]:
         )
     if not rows:
         raise RuntimeError(f"no trial reported {sweep.metric!r}: see {sweep_dir / 'tune'}")
-    with (sweep_dir / "trials.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    text = io.StringIO()
+    w = csv.DictWriter(text, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_text(sweep_dir / "trials.csv", text.getvalue())
     key = f"best_{sweep.metric}"
     return (min if sweep.mode == "min" else max)(rows, key=lambda r: r[key])
 
@@ -211,7 +214,7 @@ def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: st
     cfg["exp_name"] = f"{sweep.name}_best"
     value = best[f"best_{sweep.metric}"]
     head = (
-        f"# Best trial of the sweep {sweep.name!r} ({command}):\n"
+        f"{_best_header(sweep.name)} ({command}):\n"
         f"# {sweep.metric} = {value:.6g} ({sweep.mode}imised over {best['evaluations']} evaluations),\n"
         f"# run {best['run_dir']}\n"
         f"# Searched: {', '.join(f'{k} = {best[k]!r}' for k in sweep.search)}\n"
@@ -220,8 +223,46 @@ def write_best(sweep: SweepConfig, best: dict[str, Any], path: Path, command: st
     atomic_write_text(path, head + yaml.safe_dump(cfg, sort_keys=False))
 
 
+def _best_header(name: str) -> str:
+    return f"# Best trial of the sweep {name!r}"
+
+
+def check_best_config(path: Path, name: str, force: bool) -> Path:
+    """``path`` if the best config may be written there (before the sweep starts; ``ValueError`` if not):
+    a new file, one an earlier run of this sweep wrote (its first line says so), or any file with
+    ``force``."""
+    check_output(path, force=True, what="best_config")
+    if path.exists() and not force:
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                first = fh.readline()
+        except OSError as e:
+            raise disk_error(e, path, "cannot read best_config") from None
+        if not first.startswith(_best_header(name)):
+            raise ValueError(
+                f"best_config {str(path)!r} exists and was not written by the sweep {name!r} "
+                "(use --force to overwrite it, or --best-config to write elsewhere)"
+            )
+    return path
+
+
+EPILOG = """\
+exit codes: 0 every trial finished, trials.csv and the best config written; 1 some trials failed (no
+best config written), or a disk error while writing the results (one line naming the path); 2 bad
+sweep file or options, an unwritable out_dir or best_config, or a best_config this sweep did not write
+(without --force), all checked before Ray starts; 130 Ctrl-C outside Tune (start-up, writing). Ctrl-C
+while trials run is Tune's: it stops the trials, keeps their state in <out_dir>/<name>/tune/ and the
+sweep writes trials.csv and the best config so far (--resume continues it).
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m train.sweep",
+        description=__doc__.splitlines()[0],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--config", required=True, help="sweep YAML (configs/sweep_*.yaml)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
@@ -230,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--out-dir", default=None, help="override the sweep's out_dir")
     p.add_argument("--best-config", default=None, help="override where the best config is written")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite a best_config file that this sweep did not write"
+    )
     args = p.parse_args(argv)
     overrides = {k: v for k, v in (("out_dir", args.out_dir), ("best_config", args.best_config)) if v}
     try:
@@ -240,23 +284,35 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"{sweep_dir} holds a sweep already: --resume it, or choose another out_dir")
         if args.resume and not started:
             raise ValueError(f"--resume: no sweep to resume in {sweep_dir}")
+        check_writable_dir(sweep_dir, what="out_dir")
+        path = check_best_config(
+            Path(sweep.best_config or CONFIG_DIR / f"{sweep.name}_best.yaml"), sweep.name, args.force
+        )
+        sweep_dir.mkdir(parents=True, exist_ok=True)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    sweep_dir.mkdir(parents=True, exist_ok=True)
     with ray_session(args.address, args.cpus):
         grid = _tuner(sweep, sweep_dir, args.resume).fit()
+    try:
+        return _finish(sweep, grid, sweep_dir, path, args.config)
+    except OSError as e:
+        print(f"error: {disk_error(e, getattr(e, 'filename', None) or sweep_dir)}", file=sys.stderr)
+        return 1
+
+
+def _finish(sweep: SweepConfig, grid: Any, sweep_dir: Path, path: Path, config: str) -> int:
+    """``trials.csv`` and, when every trial finished, the best config; the exit code."""
     best = summarise(sweep, grid, sweep_dir)
     if grid.num_terminated < sweep.num_samples:  # errored trials (Tune marks Ctrl-C'd ones terminated)
         print(
             f"{sweep.num_samples - grid.num_terminated} of {sweep.num_samples} trials did not finish "
             f"({grid.num_errors} errors); no best config written. Run them again with: "
-            f"python -m train.sweep --config {args.config} --resume",
+            f"python -m train.sweep --config {config} --resume",
             file=sys.stderr,
         )
         return 1
-    path = Path(sweep.best_config or CONFIG_DIR / f"{sweep.name}_best.yaml")
-    write_best(sweep, best, path, f"python -m train.sweep --config {args.config}")
+    write_best(sweep, best, path, f"python -m train.sweep --config {config}")
     print(f"trials: {sweep_dir / 'trials.csv'}")
     print(f"best {sweep.metric}: {best[f'best_{sweep.metric}']:.6g} ({best['run_dir']})")
     print(f"best config: {path} (python -m train.ppo --config {path})")
@@ -264,4 +320,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "sweep"))

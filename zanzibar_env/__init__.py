@@ -16,17 +16,21 @@ The public API for research code::
 
 from __future__ import annotations
 
-from typing import Any
+from .core.interrupts import install_startup_handler
 
-import importlib.util
+install_startup_handler()  # first: Ctrl-C while a command is still importing exits 130 with one line
 
-from .core.dice import DiceSource, RandomDice, ScriptedDice
-from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep
-from .core.game import Agent, GameState, play_game, play_round, replay_game
-from .core.hands import MULTISETS, Hand, HandTable, hand_table
-from .core.records import GameRecord, RoundRecord, TurnRecord, load_games
-from .core.registry import available_agents, make_agent, register
-from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset
+from typing import Any  # noqa: E402
+
+import importlib.util  # noqa: E402
+
+from .core.dice import DiceSource, RandomDice, ScriptedDice  # noqa: E402
+from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep  # noqa: E402
+from .core.game import Agent, GameState, play_game, play_round, replay_game  # noqa: E402
+from .core.hands import MULTISETS, Hand, HandTable, hand_table  # noqa: E402
+from .core.records import GameRecord, RoundRecord, TurnRecord, load_games  # noqa: E402
+from .core.registry import available_agents, make_agent, register  # noqa: E402
+from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset  # noqa: E402
 
 __version__ = "0.1.0"
 

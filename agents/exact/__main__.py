@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from zanzibar_env.agents.exact.cli import main
+from zanzibar_env.core.interrupts import run_command
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "solve"))

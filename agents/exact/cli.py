@@ -18,6 +18,7 @@ from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
 
 from zanzibar_env.agents.exact.cache import default_cache_dir, solved_tables
 from zanzibar_env.agents.exact.round import seat_values, solve
+from zanzibar_env.core.interrupts import run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,4 +63,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "solve"))

@@ -36,6 +36,7 @@ from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
+from zanzibar_env.core.interrupts import run_command
 
 DEFAULT_CONFIG = CONFIG_DIR / "rllib_ppo_2p.yaml"
 
@@ -250,4 +251,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "rllib"))

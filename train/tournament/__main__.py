@@ -3,5 +3,6 @@
 import sys
 
 from zanzibar_env.train.tournament.cli import main
+from zanzibar_env.core.interrupts import run_command
 
-sys.exit(main())
+sys.exit(run_command(main, "tournament"))

@@ -11,9 +11,31 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from zanzibar_env.train.tournament.play import BACKENDS, plan_tournament, play_tournament
+from zanzibar_env.train.tournament.play import (
+    BACKENDS,
+    TournamentInterrupted,
+    TournamentResult,
+    plan_tournament,
+    play_tournament,
+)
 from zanzibar_env.train.tournament.report import check_out_dir, print_table, write_outputs
+from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
 from zanzibar_env.core.registry import SPEC_HELP
+
+
+EPILOG = """\
+exit codes:
+  0    every game played; the outputs are in --out
+  1    the games were played but --out could not be written (a full or read-only disk): one line
+       naming the path; --out is left as it was
+  2    bad options, agents, ruleset or --out (checked before the first game: nothing is played)
+  130  Ctrl-C. If at least one deal was finished, --out gets the games played so far, marked
+       incomplete ("complete": false in results.json and run.json; no tournament.png); if none was,
+       --out is left as it was. A second Ctrl-C while writing stops at once and leaves --out as it was.
+
+--out is written as one unit: the files are staged in a directory beside it and moved in together, so
+earlier outputs are replaced only as a whole (and only with --force).
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,11 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m train.tournament",
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
     )
     p.add_argument("--agents", required=True, help=f"comma-separated agents, at least 2; each {SPEC_HELP}")
     p.add_argument("--players", type=int, default=4, help="players per table, 2-8")
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
-    p.add_argument("--ruleset", default="classic", help="ruleset name from configs/rules/ or a YAML path")
+    p.add_argument(
+        "--ruleset",
+        default="classic",
+        help="ruleset name from configs/rules/ or the path of a ruleset YAML file",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the line-ups, the dice and the agents")
     p.add_argument(
         "--jobs", type=int, default=None, help="worker processes, default 1 (with --backend ray: CPUs of a "
@@ -65,12 +92,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    result = play_tournament(plan, progress=not args.no_progress)
+    try:
+        result = play_tournament(plan, progress=not args.no_progress)
+    except TournamentInterrupted as stop:
+        return _interrupted(stop.partial, args)
     print_table(result)
-    if args.out:
-        write_outputs(result, Path(args.out), args.save_games)
-        print(
-            f"wrote games.csv, results.json, run.json, tournament.png"
-            f"{', games.jsonl' if args.save_games else ''} to {args.out}"
-        )
+    return _write(result, args)
+
+
+def _write(result: TournamentResult, args: argparse.Namespace) -> int:
+    """Write the outputs to ``--out`` (if given); exit 0, or 1 with one line on a disk error."""
+    if not args.out:
+        return 0
+    try:
+        names = write_outputs(result, Path(args.out), args.save_games)
+    except ValueError as e:
+        print(f"error: {e} (the games were played; {args.out!r} is as it was)", file=sys.stderr)
+        return 1
+    print(f"wrote {', '.join(names)} to {args.out}")
     return 0
+
+
+def _interrupted(partial: TournamentResult | None, args: argparse.Namespace) -> int:
+    """Ctrl-C: keep the deals finished so far (marked incomplete) in ``--out``; exit 130, one line."""
+    if partial is None or not args.out:
+        kept = f"; {args.out!r} left as it was" if args.out else ""
+        done = "no deal finished" if partial is None else f"{len(partial.games)} games played, not saved"
+        print(f"interrupted: {done}{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    try:
+        write_outputs(partial, Path(args.out), args.save_games)
+    except ValueError as e:
+        print(f"interrupted, and the games played could not be saved: {e}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    games = partial.config["games"]
+    print(
+        f"interrupted: {len(partial.games)} of {games} games played, written to {args.out} marked incomplete",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED

@@ -5,12 +5,24 @@ Deals go out in chunks of consecutive deals; a worker plays a chunk in lockstep
 :func:`local_pool` starts the workers before the timed part, as the Ray backend connects first: each
 worker loads the tournament's context and plays one deal for nothing (imports, model files, solved
 tables, all loaded once), so the games per second measure play, not start-up.
+
+Which pool (:func:`pool_method`): ``fork`` when the platform has it and torch is not loaded, which needs
+no ``if __name__ == "__main__":`` guard in the calling script and sends nothing through pickle (lambda
+policies work). Once torch is loaded forking is unsafe, so workers are spawned; spawning re-runs the
+calling script in every worker and pickles the agents, so when the script has no ``__main__`` guard or
+an agent cannot be pickled (a lambda policy) the deals are played in this process instead, with a
+one-line warning saying why. Results never depend on which: every game is seeded from the deal alone.
+Workers ignore Ctrl-C (the main process stops them and keeps the chunks finished).
 """
 
 from __future__ import annotations
 
+import ast
 import multiprocessing as mp
+import pickle
+import signal
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,6 +38,7 @@ _CTX: DealContext | None = None  # in a pool worker: the tournament's context, s
 
 def _init_worker(ctx: DealContext) -> None:
     global _CTX
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     _CTX = ctx
     try:  # warm-up: what agents load lazily is loaded now, before the timed part
         play_deals(ctx, [0])
@@ -53,12 +66,16 @@ def chunk_size(deals: int, jobs: int, players: int, lockstep: bool = True) -> in
 
 @contextmanager
 def local_pool(ctx: DealContext, jobs: int) -> Iterator[Any]:
-    """``jobs`` worker processes holding ``ctx``, started and warmed up (``None`` for one job: no pool)."""
+    """``jobs`` worker processes holding ``ctx``, started and warmed up (``None`` for one job, or when
+    :func:`pool_method` finds no safe way to start workers: the deals are then played here)."""
     if jobs == 1:
         yield None
         return
-    # fork starts workers at once; once torch is loaded (ppo agents) forking is unsafe, so spawn
-    method = "spawn" if "torch" in sys.modules or "fork" not in mp.get_all_start_methods() else "fork"
+    method, why = pool_method(ctx)
+    if method is None:
+        warnings.warn(f"jobs={jobs}: playing in this process, since {why}", RuntimeWarning, stacklevel=4)
+        yield None
+        return
     with mp.get_context(method).Pool(jobs, initializer=_init_worker, initargs=(ctx,)) as pool:
         pool.map(_ready, range(jobs), chunksize=1)
         yield pool
@@ -69,13 +86,64 @@ def run_deals_local(ctx: DealContext, deals: int, jobs: int = 1, pool: Any = Non
     ``pool``, from :func:`local_pool`, or in a pool started here)."""
     size = chunk_size(deals, jobs, ctx.players, ctx.lockstep and not ctx.keep_records)
     spans = [(start, min(start + size, deals)) for start in range(0, deals, size)]
-    if jobs == 1:
+    if pool is None and jobs > 1:
+        with local_pool(ctx, jobs) as started:
+            if started is not None:
+                yield from run_deals_local(ctx, deals, jobs, started)
+                return
+    if pool is None:
         for span in spans:
             yield from play_deals(ctx, range(*span))
         return
-    if pool is None:
-        with local_pool(ctx, jobs) as pool:
-            yield from run_deals_local(ctx, deals, jobs, pool)
-        return
-    for chunk in pool.imap(_play, spans):
-        yield from chunk
+    results = pool.imap(_play, spans)
+    for _ in spans:
+        yield from _next(results)
+
+
+def _unguarded_script() -> str | None:
+    """The calling script's path if spawned workers would re-run it and it has no ``__main__`` guard."""
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    path = getattr(main, "__file__", None)
+    if spec_name is not None or not isinstance(path, str):  # `python -m`, a REPL, a notebook: not re-run
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return path
+    for node in tree.body:
+        if (
+            isinstance(node, ast.If)
+            and "__main__" in ast.unparse(node.test)
+            and "__name__" in ast.unparse(node.test)
+        ):
+            return None
+    return path
+
+
+def pool_method(ctx: DealContext) -> tuple[str | None, str]:
+    """``(start method, "")`` for a worker pool, or ``(None, why)`` to play the deals in this process."""
+    if "fork" in mp.get_all_start_methods() and "torch" not in sys.modules:
+        return "fork", ""
+    script = _unguarded_script()
+    if script is not None:
+        return (
+            None,
+            f'the script {script!r} has no `if __name__ == "__main__":` guard (spawned workers re-run it)',
+        )
+    try:
+        pickle.dumps(ctx)
+    except Exception as e:  # PicklingError, AttributeError, TypeError: a lambda or a local class
+        return None, f"an agent cannot be sent to spawned workers ({type(e).__name__}: {str(e)[:120]})"
+    return "spawn", ""
+
+
+def _next(results: Any) -> list[DealGames]:
+    """The next result of ``imap``, waited for in short steps: a signal delivered to one of the pool's
+    threads is then still seen by the main thread within 0.2 s (a plain wait would not wake for it)."""
+    while True:
+        try:
+            return results.next(timeout=0.2)
+        except mp.TimeoutError:
+            continue

@@ -15,6 +15,7 @@ from typing import Any
 import zanzibar_env as zz
 from zanzibar_env.agents import BaseAgent, make_agent
 from zanzibar_env.core.bots import check_table_size
+from zanzibar_env.core.provenance import ruleset_digest
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.train.tournament.deals import DealContext, DealGames
 from zanzibar_env.train.tournament.local import local_pool, run_deals_local
@@ -34,6 +35,17 @@ class TournamentResult:
     games_per_second: float
     records: list[zz.GameRecord] = field(default_factory=list)
     run: dict[str, Any] = field(default_factory=dict)  # backend, jobs, address: not results
+    rules: zz.Ruleset | None = None  # the ruleset played (the report reads it, never reloads it by name)
+    complete: bool = True  # False: stopped by Ctrl-C, ``games`` holds the deals finished before
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`play_tournament`: a ``KeyboardInterrupt`` carrying the games finished so far
+    (``partial``, a :class:`TournamentResult` with ``complete=False``; ``None`` if no deal finished)."""
+
+    def __init__(self, partial: TournamentResult | None) -> None:
+        super().__init__("tournament interrupted")
+        self.partial = partial
 
 
 def _run_deals(plan: Plan, pool: Any) -> Iterator[DealGames]:
@@ -132,6 +144,7 @@ def plan_tournament(
         "games": deals * players,
         "deals": deals,
         "ruleset": rules.name,
+        "ruleset_sha256": ruleset_digest(rules),
         "seed": seed,
         "max_rounds": max_rounds,
     }
@@ -156,24 +169,50 @@ def _backend_session(plan: Plan) -> Iterator[Any]:
 
 
 def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
-    """Play every deal of a plan (in ``plan.jobs`` processes) and summarise."""
+    """Play every deal of a plan (in ``plan.jobs`` processes) and summarise.
+
+    Ctrl-C raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) holding the deals finished so far.
+    """
     from tqdm import tqdm
 
     players = plan.ctx.players
     rows: list[dict] = []
     records: list[zz.GameRecord] = []
-    with _backend_session(plan) as pool:
-        t0 = time.perf_counter()
-        with tqdm(total=plan.deals * players, unit="game", disable=not progress, desc="tournament") as bar:
-            for deal in _run_deals(plan, pool):
-                for row, rec in deal:
-                    rows.append(row)
-                    if rec is not None:
-                        records.append(rec)
-                bar.update(players)
-        speed = len(rows) / max(time.perf_counter() - t0, 1e-9)
+    t0 = time.perf_counter()
+    elapsed: float | None = None
+    try:
+        with _backend_session(plan) as pool:
+            t0 = time.perf_counter()
+            with tqdm(
+                total=plan.deals * players, unit="game", disable=not progress, desc="tournament"
+            ) as bar:
+                for deal in _run_deals(plan, pool):
+                    for row, rec in deal:
+                        rows.append(row)
+                        if rec is not None:
+                            records.append(rec)
+                    bar.update(players)
+            elapsed = time.perf_counter() - t0  # play only: not the workers' shutdown
+    except KeyboardInterrupt:
+        done = len(rows) - len(rows) % players  # whole deals only
+        partial = _result(plan, rows[:done], records[:done] if records else [], t0, False) if done else None
+        raise TournamentInterrupted(partial) from None
+    return _result(plan, rows, records, t0, True, elapsed)
+
+
+def _result(
+    plan: Plan,
+    rows: list[dict],
+    records: list[zz.GameRecord],
+    t0: float,
+    complete: bool,
+    elapsed: float | None = None,
+) -> TournamentResult:
+    seconds = elapsed if elapsed is not None else time.perf_counter() - t0
+    speed = len(rows) / max(seconds, 1e-9)
     run = {"backend": plan.backend, "jobs": plan.jobs, "address": plan.address, "games_per_second": speed}
-    return TournamentResult(plan.config, summarise(rows, plan.ctx.names), rows, speed, records, run)
+    summary = summarise(rows, plan.ctx.names)
+    return TournamentResult(plan.config, summary, rows, speed, records, run, plan.ctx.ruleset, complete)
 
 
 def run_tournament(

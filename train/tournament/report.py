@@ -1,5 +1,13 @@
 """Tournament output: the results table (rich), ``games.csv``, ``results.json``, ``run.json`` and
 ``tournament.png`` (drawn by :func:`zanzibar_env.train.plots.plot_tournament`).
+
+``--out`` is checked before the first game (:func:`check_out_dir`: a directory, writable, not holding
+an earlier tournament's outputs unless ``--force``). The outputs are written as one unit
+(:func:`write_outputs`): into a staging directory beside ``--out``, then moved in together, so a full
+or read-only disk leaves the earlier outputs as they were, never one run's ``games.csv`` beside
+another's ``results.json``. ``results.json`` and ``run.json`` carry a format version, the engine version
+and the ruleset's content digest (:mod:`zanzibar_env.core.provenance`); an interrupted tournament's
+``results.json`` says ``"complete": false`` and holds the deals finished before Ctrl-C.
 """
 
 from __future__ import annotations
@@ -11,7 +19,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.provenance import REPORT_FORMAT, stamp
+from zanzibar_env.core.safe_io import StagedDir, atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.train.plots import plot_tournament
 from zanzibar_env.train.tournament.stats import result_unit
 
@@ -33,11 +42,12 @@ def print_table(result: TournamentResult) -> None:
     from rich.table import Table
 
     c = result.config
+    played = "" if result.complete else f", INCOMPLETE: {len(result.games)} games played before Ctrl-C"
     table = Table(
         title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
-        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}"
+        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}{played}"
     )
-    unit = result_unit(c["ruleset"], short=True)
+    unit = result_unit(result.rules or c["ruleset"], short=True)
     for head in (
         "agent",
         "games",
@@ -60,8 +70,9 @@ def print_table(result: TournamentResult) -> None:
         )
     console = Console(width=160)
     console.print(table)
+    n = len(result.games)
     console.print(
-        f"{c['games']} games in {c['games'] / result.games_per_second:.1f} s: "
+        f"{n} games in {n / result.games_per_second:.1f} s: "
         f"{result.games_per_second:.1f} games/s {_how(result.run)}"
     )
 
@@ -123,34 +134,47 @@ def check_out_dir(out: str | Path, force: bool) -> Path:
 
 
 def _check_out_dir(p: Path, out: str, force: bool) -> Path:
-    if out == "" or "\x00" in out:
-        raise ValueError(f"--out {out!r} is not a usable directory name")
-    if p.exists() and not p.is_dir():
-        raise ValueError(f"--out {str(out)!r} is a file, not a directory")
-    ancestor = p
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ValueError(f"--out {str(out)!r}: {str(ancestor)!r} is not a directory")
+    check_writable_dir(p, what="--out")
     old = [name for name in OUTPUT_FILES if (p / name).exists()]
     if old and not force:
         raise ValueError(f"--out {str(out)!r} already holds {old} (use --force to replace them)")
     return p
 
 
-def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> None:
-    """``games.csv``, ``results.json``, ``run.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``,
-    each written atomically; a ``games.jsonl`` of an earlier tournament is removed when this one saves
-    no games. ``results.json`` holds only what the games decide (the same for every backend and job
-    count); ``run.json`` how they were played (backend, jobs, address, games per second)."""
-    out.mkdir(parents=True, exist_ok=True)
-    write_csv(result, out / "games.csv")
+def _stage(result: TournamentResult, where: Path, save_games: bool) -> list[str]:
+    """Write every output file into ``where``; returns the names of the files written."""
+    write_csv(result, where / "games.csv")
     summary = [{**asdict(a), "rating": a.rating} for a in result.summary]
-    doc = {"config": result.config, "summary": summary, "games": result.games}
-    atomic_write_text(out / "results.json", json.dumps(doc, indent=1))
-    atomic_write_text(out / "run.json", json.dumps(result.run, indent=1))
-    plot_tournament(result, out / "tournament.png")
+    head = {**stamp(REPORT_FORMAT, result.rules), "complete": result.complete}
+    if result.rules is not None:
+        head["ruleset_options"] = result.rules.to_dict()
+    doc = {**head, "config": result.config, "summary": summary, "games": result.games}
+    atomic_write_text(where / "results.json", json.dumps(doc, indent=1))
+    run = {**stamp(REPORT_FORMAT), **result.run, "complete": result.complete}
+    atomic_write_text(where / "run.json", json.dumps(run, indent=1))
+    names = ["games.csv", "results.json", "run.json"]
+    if result.complete:  # no figure of an interrupted tournament: Ctrl-C should stop quickly
+        plot_tournament(result, where / "tournament.png")
+        names.append("tournament.png")
     if save_games:
-        atomic_write_text(out / "games.jsonl", "".join(rec.to_json() + "\n" for rec in result.records))
-    else:
-        (out / "games.jsonl").unlink(missing_ok=True)
+        atomic_write_text(where / "games.jsonl", "".join(rec.to_json() + "\n" for rec in result.records))
+        names.append("games.jsonl")
+    return names
+
+
+def write_outputs(result: TournamentResult, out: Path, save_games: bool = False) -> list[str]:
+    """``games.csv``, ``results.json``, ``run.json``, ``tournament.png`` (and ``games.jsonl``) in ``out``,
+    written as one unit (:class:`~zanzibar_env.core.safe_io.StagedDir`): staged beside ``out``, then moved
+    in; outputs of an earlier tournament this one does not write (``games.jsonl``, ``tournament.png``) are
+    removed, so ``out`` never mixes two tournaments. ``results.json`` holds only what the games decide (the
+    same for every backend and job count); ``run.json`` how they were played (backend, jobs, address,
+    games per second). Returns the file names written; ``ValueError`` naming the path on a disk error
+    (``out`` then as it was)."""
+    out = Path(out)
+    with StagedDir(out) as staged:
+        try:
+            names = _stage(result, staged.path, save_games)
+        except OSError as e:
+            raise disk_error(e, out) from None
+        staged.commit(remove=[n for n in OUTPUT_FILES if n not in names])
+    return names

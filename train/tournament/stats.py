@@ -95,9 +95,13 @@ def summarise(games: list[dict], names: list[str]) -> list[AgentSummary]:
     return sorted(out, key=lambda a: -a.rating)
 
 
-def result_unit(ruleset_name: str, short: bool = False) -> str:
-    """What the result per round counts under a ruleset's stake (``short``: for a table heading)."""
-    stake = zz.load_ruleset(ruleset_name).stake
+def result_unit(ruleset: zz.Ruleset | str, short: bool = False) -> str:
+    """What the result per round counts under a ruleset's stake (``short``: for a table heading).
+
+    Pass the :class:`~zanzibar_env.Ruleset` that was played: a name is loaded again, and a custom ruleset
+    file may share a shipped ruleset's name with another stake.
+    """
+    stake = zz.load_ruleset(ruleset).stake
     if stake == "penalty":
         return "penalty points avoided / round" if short else "minus penalty points (points per round)"
     if short:

@@ -268,6 +268,6 @@ def replay_game(record: GameRecord) -> GameRecord:
         stacks=record.rounds[0].stacks_before if record.rounds else None,
     )
     again.seed = record.seed
-    if again.to_dict() != record.to_dict():
+    if again.game_dict() != record.game_dict():
         raise ValueError("replay does not reproduce the record (different rounds, stacks or winners)")
     return again

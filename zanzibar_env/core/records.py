@@ -1,4 +1,11 @@
-"""Full records of played rounds and games: every roll, hold, hand and transfer, saved as JSON."""
+"""Full records of played rounds and games: every roll, hold, hand and transfer, saved as JSON.
+
+A record written today is format 2 (:data:`~zanzibar_env.core.provenance.RECORD_FORMAT`): beside the
+ruleset's options it carries ``format``, ``engine`` (the package version that played it) and
+``ruleset_sha256`` (the options' digest, :func:`~zanzibar_env.core.provenance.ruleset_digest`). Records
+of format 1 (no such keys, written before versions were stamped) still load; a replay that does not
+reproduce one says which format and version it came from.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .safe_io import atomic_write_text
+from .provenance import RECORD_FORMAT, check_format, engine_version, is_engine_version, ruleset_digest
+from .safe_io import atomic_write_text, check_writable_dir
 
 
 @dataclass(slots=True)
@@ -69,10 +77,20 @@ class GameRecord:
     final_stacks: list[int] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     truncated: bool = False
+    format: int = RECORD_FORMAT  # 1: read from a file written before records were stamped
+    engine: str = field(default_factory=engine_version)  # "" in a format-1 record
+    ruleset_sha256: str = ""  # as read from the file; written from the options (ruleset_digest)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["rounds"] = [r.to_dict() for r in self.rounds]
+        if self.format == 1:  # written back as it was read
+            for key in ("format", "engine", "ruleset_sha256"):
+                del d[key]
+        else:
+            d["ruleset_sha256"] = self.ruleset_sha256 or (
+                ruleset_digest(self.ruleset) if isinstance(self.ruleset, dict) else ""
+            )
         return d
 
     @classmethod
@@ -82,7 +100,15 @@ class GameRecord:
         if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
             raise ValueError("rounds must be a list of objects")
         d["rounds"] = [RoundRecord.from_dict(r) for r in rounds]
+        _read_stamp(d)
         return cls(**d)
+
+    def game_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the stamp (format, engine, digest): what the game itself was."""
+        d = self.to_dict()
+        for key in ("format", "engine", "ruleset_sha256"):
+            d.pop(key, None)
+        return d
 
     def to_json(self) -> str:
         """One line of JSON (numpy integers, e.g. a numpy seed, are written as plain integers)."""
@@ -103,6 +129,24 @@ class GameRecord:
         if old and not old.endswith("\n"):
             old += "\n"
         atomic_write_text(p, old + self.to_json() + "\n")
+
+
+def _read_stamp(d: dict[str, Any]) -> None:
+    """Check a record's ``format`` / ``engine`` / ``ruleset_sha256`` in place (format 1: none of them)."""
+    if "format" not in d:
+        extra = sorted({"engine", "ruleset_sha256"} & set(d))
+        if extra:
+            raise ValueError(f"{extra} without 'format': a record of format {RECORD_FORMAT} names its format")
+        d.update(format=1, engine="", ruleset_sha256="")
+        return
+    fmt = check_format("record", d["format"], d.get("engine"), RECORD_FORMAT)
+    if fmt < 2:
+        raise ValueError(f"a record of format {fmt} has no 'format' key; this one says {fmt!r}")
+    if not is_engine_version(d.get("engine")):
+        raise ValueError(f"engine must read 'zanzibar-env VERSION', got {d.get('engine')!r}")
+    sha = d.get("ruleset_sha256")
+    if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise ValueError(f"ruleset_sha256 must be 64 hexadecimal digits, got {str(sha)[:80]!r}")
 
 
 def _plain_number(value: Any) -> Any:
@@ -130,6 +174,7 @@ def _check_replay_file(p: Path, path: str) -> Path:
         raise ValueError(f"cannot save to {str(path)!r}: directory {str(p.parent)!r} does not exist")
     if p.exists():
         load_games(p)  # refuses anything that is not a replay file, e.g. a YAML ruleset
+    check_writable_dir(p.parent, what=f"cannot save to {str(path)!r}: directory")
     return p
 
 

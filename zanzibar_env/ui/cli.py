@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..core.interrupts import run_command as _interruptible
 from ..core.registry import load_object
 from ..extras import MissingExtraError, requires_extra
 from .table import printable
@@ -69,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zanzibar",
         description="Zanzibar dice game: play, train, evaluate, solve.",
-        epilog="Run 'zanzibar COMMAND --help' for the options of a command.",
+        epilog="Run 'zanzibar COMMAND --help' for the options of a command. Exit codes: 0 done, 1 a result "
+        "not written (disk) or not reproduced, 2 bad input (refused before any work), 130 Ctrl-C.",
     )
     parser.add_argument("--version", action="version", version=f"zanzibar-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -95,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``zanzibar`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in COMMANDS:
-        return run_command(args[0], args[1:])
+        return _interruptible(lambda: run_command(args[0], args[1:]), args[0])
     build_parser().parse_args(args)  # --help, --version, or an error naming the commands
     return 2
 

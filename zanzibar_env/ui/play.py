@@ -35,6 +35,7 @@ from ..core.registry import make_agent
 from .render import held_mask
 from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 from zanzibar_env.core.registry import SPEC_HELP
+from ..core.interrupts import run_command
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -309,4 +310,4 @@ def main(
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "play"))

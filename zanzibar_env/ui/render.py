@@ -31,6 +31,7 @@ from ..core.safe_io import atomic_write_bytes, check_output
 from ..core.checks import check_seed
 from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
 from zanzibar_env.core.registry import SPEC_HELP
+from ..core.interrupts import run_command
 
 __all__ = ["PlayerRow", "Snapshot", "held_mask", "render_ansi", "render_rgb", "snapshot"]
 
@@ -281,4 +282,4 @@ def _save(frame: np.ndarray, path: str) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "render"))

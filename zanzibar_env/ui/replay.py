@@ -27,9 +27,11 @@ with requires_extra("ui", "zanzibar replay"):
 
 from ..core.game import play_game, replay_game
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
+from ..core.provenance import RECORD_FORMAT, engine_version, format_note, ruleset_digest
 from ..core.records import GameRecord, load_games
 from ..core.rules import Ruleset
 from .table import printable
+from ..core.interrupts import run_command
 
 
 class _RecordedActions:
@@ -63,7 +65,7 @@ def _check_derived(record: GameRecord, rules: Ruleset) -> None:
         seed=record.seed,
         max_rounds=len(record.rounds) if record.truncated else None,
     )
-    if again.to_dict() != record.to_dict():
+    if again.game_dict() != record.game_dict():
         raise ValueError(f"the dice of seed {record.seed} do not give the recorded game")
 
 
@@ -71,17 +73,28 @@ def verify(record: GameRecord) -> tuple[bool, str]:
     """Re-play ``record`` from its dice and holds, check its starting stacks against the ruleset and,
     when it names a seed, re-play it from that seed: ``(reproduces, one-line verdict)``."""
     try:
+        if record.ruleset_sha256 and record.ruleset_sha256 != ruleset_digest(record.ruleset):
+            raise ValueError("its ruleset options do not match its ruleset_sha256: they were changed after")
         rules = Ruleset.from_dict(record.ruleset)
         _check_derived(record, rules)
         again = replay_game(record)
     except (ValueError, KeyError, IndexError, TypeError, RecursionError) as e:
         reason = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
-        return False, f"Replay check FAILED: the record does not reproduce ({reason})."
+        note = _version_note(record)
+        return False, f"Replay check FAILED: the record does not reproduce ({reason}).{note}"
     seeded = "" if record.seed is None else f" Seed {record.seed} gives the same dice."
     return True, (
         f"Replay check: re-playing the recorded dice and holds reproduces the game "
         f"(final stacks {again.final_stacks}, as recorded).{seeded}"
     )
+
+
+def _version_note(record: GameRecord) -> str:
+    """A sentence when the record comes from another format or engine version (a likely reason)."""
+    if record.format == RECORD_FORMAT and record.engine == engine_version():
+        return ""
+    note = format_note("record", record.format, record.engine, RECORD_FORMAT)
+    return f" Note: {note}; the rules or the record layout may have changed since it was written."
 
 
 class Replayer:
@@ -194,4 +207,4 @@ def main(
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_command(main, "replay"))
