@@ -22,6 +22,7 @@ from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS, HandTable
 from zanzibar_env.core.kernel import legal_mask, transition_probs
 from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
 
 from zanzibar_env.agents.base import BaseAgent
@@ -113,6 +114,12 @@ class GreedyAgent(_TableAgent):
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         return self._table(batch.ruleset)[batch.dice_index]
 
+    def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
+        """The policy as arrays for array engines (the JAX env): the action by multiset."""
+        return PolicyTable(
+            kind="features", name=self.name, actions=self._table(ruleset).astype(np.int8), ms_stride=1
+        )
+
 
 def _quantile(name: str, value: object) -> float:
     """``value`` as a float rank quantile in [0, 1], or ``ValueError`` naming ``name``."""
@@ -143,6 +150,12 @@ class ThresholdAgent(_TableAgent):
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         return self._table(batch.ruleset)[batch.dice_index]
+
+    def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
+        """The policy as arrays for array engines (the JAX env): the action by multiset."""
+        return PolicyTable(
+            kind="features", name=self.name, actions=self._table(ruleset).astype(np.int8), ms_stride=1
+        )
 
     def __repr__(self) -> str:
         return f"ThresholdAgent(bar={self.bar})"
@@ -187,6 +200,14 @@ class EscapeAgent(_TableAgent):
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         left = np.clip(batch.roll_limit - batch.rolls_used, 0, batch.ruleset.max_rolls)
         return self._table(batch.ruleset)[batch.lowest_rank + 1, left, batch.dice_index]
+
+    def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
+        """The policy as arrays for array engines (the JAX env): by lowest rank + 1, rolls left, multiset."""
+        t = self._table(ruleset)
+        return PolicyTable(
+            kind="features", name=self.name, actions=t.reshape(-1).astype(np.int8),
+            lo_stride=t.shape[1] * t.shape[2], left_stride=t.shape[2], ms_stride=1,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"EscapeAgent(first_bar={self.first_bar})"

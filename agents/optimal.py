@@ -26,6 +26,7 @@ import numpy as np
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX
 from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
 
 from zanzibar_env.agents.base import BaseAgent
@@ -35,6 +36,7 @@ from zanzibar_env.agents.exact.lookup import (
     active_counts,
     batch_states,
     dense_actions,
+    dense_policy_table,
     game_action,
     game_actions,
     policy_at,
@@ -86,6 +88,13 @@ class OptimalAgent(BaseAgent):
             t = self._cached(batch.ruleset, n)
             out[sel] = dense_actions(t.spec, t.dense, batch, n, sel)
         return out
+
+    def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
+        """The policy as arrays for array engines (the JAX env): the tables for ``num_players`` active
+        players, and under ``stake: lives`` for every count from 2 up (players drop out)."""
+        counts = range(2, num_players + 1) if ruleset.stake == "lives" else [num_players]
+        by_count = {a: (t.spec, t.dense) for a in counts for t in [self._cached(ruleset, a)]}
+        return dense_policy_table(self.name, by_count)
 
     def act(self, view: View) -> int:
         """Optimal hold mask for one view (a scalar fast path of :meth:`act_batch`)."""

@@ -19,6 +19,7 @@ import numpy as np
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX
 from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
 
 from zanzibar_env.agents.exact.game_iteration import SolvedGame
@@ -196,3 +197,35 @@ def game_actions(tables: GameTables, batch: ViewBatch) -> np.ndarray:
         b = t.policy_b[row, rank, lim, r, m]
         out[sel] = np.where(first[sel], a, b)
     return out
+
+
+# ---- the round policy as arrays (array engines: the JAX env) ---------------------------------------
+def dense_policy_table(name: str, by_count: dict[int, tuple[RoundSpec, Dense]]) -> PolicyTable:
+    """The round policies solved for each number of active players (``{a: (spec, dense)}``) joined into
+    one :class:`~zanzibar_env.core.policy_table.PolicyTable` of kind ``"dense"`` (see its docstring)."""
+    specs = list(by_count.values())
+    spec0, d0 = specs[0]
+    row_start, num_keys, xs, policy_start = (np.zeros(9, np.int64) for _ in range(4))
+    rows, policies = [], []
+    at_row = at_policy = 0
+    for a, (spec, d) in sorted(by_count.items()):
+        if (d.stride, d.per_roll, spec.best, spec.kind) != (d0.stride, d0.per_roll, spec0.best, spec0.kind):
+            raise ValueError("the tables of one ruleset differ in layout across table sizes")
+        rows.append(d.row)
+        policies.append(d.policy)
+        row_start[a], num_keys[a], xs[a], policy_start[a] = at_row, d.num_keys, spec.xs, at_policy
+        at_row += d.row.size
+        at_policy += d.policy.size // d.stride
+    x_kind = (
+        "top"
+        if spec0.kind in ("highest_hand", "lives_top")
+        else "own"
+        if spec0.kind == "own_hand"
+        else "none"
+    )
+    return PolicyTable(
+        kind="dense", name=name, rows=np.concatenate(rows).astype(np.int32), row_start=row_start,
+        num_keys=num_keys, xs=xs, policy_start=policy_start, policy=np.concatenate(policies).astype(np.int8),
+        x_of_rank=d0.x_of_rank, x_kind=x_kind, stride=d0.stride, per_roll=d0.per_roll, best=bool(spec0.best),
+        num_ranks=spec0.num_ranks,
+    )  # fmt: skip

@@ -26,6 +26,8 @@ import numpy as np
 
 from .engine import STOP, View
 from .observation import ViewBatch
+from .policy_table import PolicyTable
+from .rules import Ruleset
 
 
 class BaseAgent:
@@ -93,3 +95,7 @@ class RandomAgent(BaseAgent):
         if batch.ruleset.holds_allowed:
             return batch_integers(batch, 8, self.rng)
         return np.where(batch_random(batch, self.rng) < 0.5, STOP, 0)
+
+    def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
+        """The policy for array engines (the JAX env): a uniform legal mask, drawn there."""
+        return PolicyTable(kind="random", name=self.name)

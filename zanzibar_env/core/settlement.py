@@ -81,12 +81,18 @@ def rolloff(
         multi = count > 1
         if _none(multi):
             return tied
-        ranks = throw(tied, multi)
-        worst: Number = _BIG
-        for t, r in zip(tied, ranks, strict=True):
-            worst = select(t & (r < worst), r, worst)
-        single = multi ^ True
-        tied = [t & (single | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
+        tied = rolloff_step(tied, throw(tied, multi), multi)
+
+
+def rolloff_step(tied: list[Number], ranks: Sequence[Number], multi: Number) -> list[Number]:
+    """One throw of a roll-off: where ``multi`` (more than one seat tied), the tied seats whose throw
+    (``ranks``, one per seat in play order) is the lowest among the tied stay tied; elsewhere nothing
+    changes. Engines that cannot loop in Python (``jax.lax.while_loop``) call this in their own loop."""
+    worst: Number = _BIG
+    for t, r in zip(tied, ranks, strict=True):
+        worst = select(t & (r < worst), r, worst)
+    single = multi ^ True
+    return [t & (single | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
 
 
 # ---- who pays whom ----------------------------------------------------------------------------------

@@ -1,0 +1,144 @@
+"""JAX env speed: steps per second of :mod:`zanzibar_env.jax` beside the numpy vector env and Pgx's
+tic-tac-toe, in one run.
+
+Every JAX env is stepped the way Pgx measures its own envs: ``jax.jit`` of a ``lax.fori_loop`` of
+``--chunk`` steps of ``jax.vmap(step)`` with auto-reset, each step's action drawn uniformly among the
+legal ones (``jax.random.categorical`` on the mask) inside the loop; a step of ``N`` envs counts ``N``
+steps. The Zanzibar env plays 2-player classic round episodes against each ``--opponents`` (the bots
+play inside the step and are not counted as steps); the numpy vector env
+(:class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv`, same game, same opponents, random legal actions)
+and Pgx's ``tic_tac_toe`` (``pgx.experimental.auto_reset``) run at the same batch sizes. Compilation is
+done before timing. Prints the CPU model, the JAX device, and steps/s (best of ``--repeats``) with the
+ratio to Pgx's tic-tac-toe.
+
+Run: ``python -m benchmarks.jax_speed [--envs 4096 16384] [--opponents optimal random] [--seconds 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from zanzibar_env.envs.vector import ZanzibarVectorEnv
+from zanzibar_env.jax import Env
+
+
+def cpu_model() -> str:
+    """``lscpu``'s model name (the platform's processor string where lscpu is missing)."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    for line in out.splitlines():
+        if line.startswith("Model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def jax_runner(
+    init: Callable[..., Any], step: Callable[..., Any], n: int, chunk: int, keys: bool
+) -> Callable[[], int]:
+    """A callable that plays ``chunk`` steps of ``n`` envs (random legal actions) and returns ``n * chunk``;
+    ``keys``: pass a key per env to each step (Pgx's auto-reset needs one; the Zanzibar env draws its dice
+    from each table's own stream without)."""
+    init_b = jax.vmap(init)
+    step_b = jax.vmap(step) if keys else lambda s, a, k: jax.vmap(step)(s, a)
+
+    def body(_: int, carry: tuple[Any, Any]) -> tuple[Any, Any]:
+        state, key = carry
+        key, k_act, k_step = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(k_act, logits).astype(jnp.int32)
+        return step_b(state, action, jax.random.split(k_step, n)), key
+
+    run = jax.jit(lambda carry: jax.lax.fori_loop(0, chunk, body, carry))
+    carry = [(init_b(jax.random.split(jax.random.PRNGKey(0), n)), jax.random.PRNGKey(1))]
+    jax.block_until_ready(run(carry[0]))  # compile
+
+    def go() -> int:
+        carry[0] = run(carry[0])
+        jax.block_until_ready(carry[0])
+        return n * chunk
+
+    return go
+
+
+def vector_runner(n: int, opponents: str) -> Callable[[], int]:
+    vec = ZanzibarVectorEnv(n, opponents=opponents, episode="round", seed=0)
+    vec.reset(seed=0)
+    actions = np.random.default_rng(0).integers(8, size=(64, n))  # every mask is legal in classic
+    i = [0]
+
+    def go() -> int:
+        for _ in range(8):
+            vec.step(actions[i[0] & 63])
+            i[0] += 1
+        return 8 * n
+
+    return go
+
+
+def rate(go: Callable[[], int], seconds: float, repeats: int) -> float:
+    """Best steps/s over ``repeats`` timings of about ``seconds / repeats`` each."""
+    go()
+    best = 0.0
+    for _ in range(repeats):
+        steps, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds / repeats:
+            steps += go()
+        best = max(best, steps / (time.perf_counter() - t0))
+    return best
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--envs", type=int, nargs="+", default=[4096])
+    p.add_argument("--opponents", nargs="+", default=["optimal", "random"])
+    p.add_argument("--chunk", type=int, default=64, help="steps per compiled loop")
+    p.add_argument("--seconds", type=float, default=3.0, help="timing per figure")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-numpy", action="store_true", help="skip the numpy vector env")
+    a = p.parse_args(argv)
+    print(f"CPU: {cpu_model()} ({jax.local_device_count()} JAX device(s))")
+    print(f"JAX device: {jax.devices()[0].device_kind} ({jax.default_backend()}); jax {jax.__version__}")
+    rows: list[tuple[str, int, float]] = []
+    for n in a.envs:
+        ref = _pgx_rate(n, a)
+        rows.append(("pgx tic_tac_toe", n, ref))
+        for opp in a.opponents:
+            env = Env("classic", 2, opponents=opp, episode="round")
+            go = jax_runner(env.init, env.step_autoreset, n, a.chunk, keys=False)
+            rows.append((f"zanzibar_env.jax vs {opp}", n, rate(go, a.seconds, a.repeats)))
+            if not a.no_numpy:
+                rows.append(
+                    (f"numpy vector env vs {opp}", n, rate(vector_runner(n, opp), a.seconds, a.repeats))
+                )
+        print(f"\n{'env (2-player classic round)':34} {'envs':>6} {'steps/s':>12} {'x pgx ttt':>9}")
+        for name, k, r in rows:
+            if k == n:
+                print(f"{name:34} {k:6d} {r:12,.0f} {r / ref if ref else float('nan'):9.2f}")
+
+
+def _pgx_rate(n: int, a: argparse.Namespace) -> float:
+    try:
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError:
+        print("pgx is not installed: no tic-tac-toe reference (pip install pgx)")
+        return 0.0
+    env = pgx.make("tic_tac_toe")
+    return rate(
+        jax_runner(env.init, auto_reset(env.step, env.init), n, a.chunk, keys=True), a.seconds, a.repeats
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""The JAX env (zanzibar_env.jax) against the numpy vector env: the same game, step by step.
+
+Both play the same scripted dice and actions (the vector env with ``skip_no_decision=True``, which is
+what the JAX env's ``init`` does); observations, masks, rewards and episode ends must agree exactly.
+Compiled functions are cached per configuration (compilation dominates the run time on 2 CPUs).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from zanzibar_env.core.rules import load_ruleset  # noqa: E402
+from zanzibar_env.envs.vector import ZanzibarVectorEnv  # noqa: E402
+from zanzibar_env.core.dice import ScriptedDice  # noqa: E402
+from zanzibar_env.jax import Env, State, auto_reset  # noqa: E402
+
+ROWS, STEPS, FACES = 6, 30, 3000
+
+# (ruleset, overrides, players, opponents, learner seat, reward, episode, max_rounds): every shipped
+# ruleset, every option value at least once, 2/3/5 players.
+CASES: list[tuple[str, dict[str, Any], int, Any, int, str, str, int | None]] = [
+    ("classic", {}, 2, "optimal", 1, "chips", "round", None),
+    ("classic", {}, 3, "escape", 0, "win", "game", 4),
+    ("alt_chips", {}, 5, "greedy", 2, "chips", "game", None),
+    ("simple_scoring", {"final_hand": "best", "tie_rule": "all"}, 3, "optimal", 2, "chips", "round", None),
+    ("lives", {}, 3, "threshold", 1, "win", "game", None),
+    ("lives", {"payment": "lives_by_highest_hand", "instant_zanzibar": "worst_so_far_loses", "starting_stack": 2},
+     5, "escape", 4,
+     "chips", "game", None),
+    ("penalty", {"penalty_limit": 4}, 2, "escape", 0, "win", "game", None),
+    ("classic", {"holds_allowed": False, "first_roller_sets_limit": False, "max_rolls": 4}, 2, "greedy", 1,
+     "win", "round", None),
+    ("classic", {"instant_zanzibar": "worst_so_far_loses", "final_hand": "best"}, 5,
+     ["greedy", "escape", "threshold", "greedy"], 3, "chips", "round", None),
+    ("alt_chips", {"instant_zanzibar": "no_loss", "tie_rule": "all"}, 3, "escape", 1, "win", "round", None),
+]  # fmt: skip
+
+
+@cache
+def _compiled(case: int) -> tuple[Env, Any, Any]:
+    name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
+    rules = load_ruleset(name, **over)
+    env = Env(rules, n, opponents=opp, seat=seat, reward=reward, episode=episode, max_rounds=max_rounds)
+    return env, jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
+    name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
+    _env, init, step = _compiled(case)
+    faces = np.random.default_rng(case).integers(1, 7, (ROWS, FACES))
+    vec = ZanzibarVectorEnv(
+        ROWS, load_ruleset(name, **over), n, opponents=opp, seat=seat, reward=reward, episode=episode,
+        max_rounds=max_rounds, skip_no_decision=True,
+    )  # fmt: skip
+    vec.set_dice_sources([ScriptedDice(f.tolist()) for f in faces])
+    obs, info = vec.reset()
+    state = init(jax.random.split(jax.random.PRNGKey(case), ROWS), jnp.asarray(faces))
+    rng, ends = np.random.default_rng(100 + case), 0
+    for t in range(STEPS):
+        np.testing.assert_array_equal(np.asarray(state.observation), obs, err_msg=f"observation, step {t}")
+        np.testing.assert_array_equal(np.asarray(state.legal_action_mask), info["action_mask"])
+        assert (np.asarray(state.current_player) == seat).all()
+        legal = info["action_mask"]
+        act = np.array([rng.choice(np.flatnonzero(m)) for m in legal])
+        obs, rew, term, trunc, info = vec.step(act)
+        state = step(state, jnp.asarray(act, jnp.int32))
+        got = np.asarray(state.rewards)[np.arange(ROWS), np.asarray(state.seat)]
+        np.testing.assert_allclose(got, rew, rtol=0, atol=1e-6, err_msg=f"rewards, step {t}")
+        np.testing.assert_array_equal(np.asarray(state.terminated), term, err_msg=f"terminated, step {t}")
+        np.testing.assert_array_equal(np.asarray(state.truncated), trunc, err_msg=f"truncated, step {t}")
+        ends += int((term | trunc).sum())
+    np.testing.assert_array_equal(np.asarray(state.observation), obs)
+    assert ends > 0  # the comparison crossed episode ends
+
+
+def test_rewards_are_zero_sum_in_chip_rulesets_and_random_opponents_play_legal_masks() -> None:
+    env = Env("classic", 3, opponents="random", episode="game", reward="chips")
+    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
+    state = init(jax.random.split(jax.random.PRNGKey(0), 64))
+    total = np.zeros(64)
+    for _ in range(40):
+        state = step(state, jnp.full(64, 7, jnp.int32))
+        total += np.asarray(state.rewards).sum(1)
+    np.testing.assert_allclose(total, 0.0)  # the learner's gains are the bots' losses: chips conserved
+
+
+def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
+    env = Env("classic", 2, opponents="greedy", seat=0, illegal_action_penalty=-5.0)
+    nohold = Env(load_ruleset("classic", holds_allowed=False), 2, opponents="greedy", seat=0)
+    s = env.init(jax.random.PRNGKey(1))
+    for bad in (8, -1):
+        out = env.step(s, jnp.int32(bad))
+        assert bool(out.terminated) and out.rewards.tolist() == [-5.0, 0.0]
+        assert bool(out.legal_action_mask.all())
+    s2 = nohold.init(jax.random.PRNGKey(1))
+    assert s2.legal_action_mask.tolist() == [True] + [False] * 6 + [True]
+    out = nohold.step(s2, jnp.int32(3))  # a hold where holds are not allowed
+    assert bool(out.terminated) and float(out.rewards[0]) == -1.0
+    again = env.step(out, jnp.int32(0))  # a finished state: unchanged, zero rewards (Pgx)
+    assert bool(again.terminated) and not np.asarray(again.rewards).any()
+
+
+def test_wrong_actions_are_reported_when_traced() -> None:
+    env = Env("classic", 2)
+    s = env.init(jax.random.PRNGKey(0))
+    with pytest.raises(ValueError, match="shape"):
+        env.step(s, jnp.zeros(2, jnp.int32))
+    with pytest.raises(ValueError, match="integer"):
+        env.step(s, 1.0)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
+    with pytest.raises(ValueError):
+        jax.vmap(env.step)(states, jnp.zeros(5, jnp.int32))  # a batch of the wrong size
+
+
+def test_self_play_every_seat_acts_and_pgx_auto_reset_runs() -> None:
+    env = Env("classic", 3, opponents=None, episode="game")
+    step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 16))
+    assert isinstance(state, State)
+    seen = set()
+    for k in range(30):
+        seen |= set(np.asarray(state.current_player).tolist())
+        state = step(state, jnp.full(16, 7, jnp.int32), jax.random.split(jax.random.PRNGKey(k), 16))
+    assert seen == {0, 1, 2}
+
+
+def test_bad_arguments_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="num_players"):
+        Env("classic", 9)
+
+    class ActsOnly:  # a bot that acts in Python only: it cannot play inside the compiled step
+        def act(self, view: Any) -> int:
+            return 7
+
+    with pytest.raises(ValueError, match="policy_table"):
+        Env("classic", 2, opponents=ActsOnly())
+    with pytest.raises(ValueError, match="opponents"):
+        Env("classic", 3, opponents=["greedy"])
+    with pytest.raises(ValueError, match="max_rolls"):
+        Env(load_ruleset("classic", max_rolls=1), 2)

@@ -1,0 +1,225 @@
+"""The rules of one table under JAX: turns, rounds, settlement and game ends on an unbatched :class:`State`.
+
+Every rule is the kernel's: the branch-free formulas of :mod:`zanzibar_env.core.kernel` and
+:mod:`zanzibar_env.core.settlement` are called with JAX scalars (and ``[n]`` arrays, one value per
+seat in play order, where the vector env passes ``[rows]`` arrays); the kernel's tables (dice
+transitions, ranks, categories, payments, lives) are converted to ``jnp`` arrays once per ruleset.
+This module only keeps the state, draws dice and routes control (``lax.cond`` / ``lax.while_loop``),
+as :mod:`zanzibar_env.envs._batched` does for numpy. Functions act on one table; ``jax.vmap`` batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..core import kernel as K
+from ..core import settlement as S
+from ..core.rules import Ruleset
+from ._state import State, draw_u32
+
+I32 = jnp.int32
+_BIG = 1 << 30
+
+
+class Core:
+    """The rules of ``ruleset`` at ``num_players`` seats as JAX functions of a :class:`State`.
+
+    ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"chips"`` or ``"win"``) and ``max_rounds``
+    are as the vector env's; ``learner`` says whose episode ends when a seat is out of lives (``True``:
+    the seat in ``State.seat``, the envs' learner; ``False``: the game's, every seat played by the caller).
+    """
+
+    def __init__(
+        self, ruleset: Ruleset, num_players: int, episode: str, reward: str, max_rounds: int, learner: bool
+    ) -> None:
+        r, t = ruleset, ruleset.table
+        self.rules, self.n, self.episode, self.reward = r, num_players, episode, reward
+        self.max_rounds, self.learner = max_rounds, learner
+        self.lives, self.chips = r.stake == "lives", r.stake == "chips"
+        self.instant = r.instant_zanzibar != "off"
+        self.best_of_turn = r.final_hand == "best"
+        i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731  (kernel tables are int64 numpy)
+        self.TRANSITION = i32(K.TRANSITION)  # [(ms * 8 + hold) * 216 + throw] -> multiset (kernel.roll)
+        self.REROLLED = i32(K.REROLLED)  # dice each hold mask throws again
+        self.RANK_MS, self.CAT_MS = i32(t.rank_of_multiset), i32(t.category_of_multiset)
+        self.RANK_THROW = i32(t.rank_of_throw)
+        self.INSTANT = jnp.asarray(K.ends_turn_at_once(r))  # bool[56]
+        self.OWN_PAY = i32(K.own_hand_payment(r))
+        self.PAY = i32(K.chips_of_category(r))
+        self.LIVES = i32(K.lives_lost_by_rank(r))
+        self.seats = jnp.arange(num_players, dtype=I32)
+
+    # ---- dice -----------------------------------------------------------------------------------
+    def throw(self, s: State, k: Any) -> tuple[State, Any]:
+        """A throw index ``0..215`` for ``k`` dice: from the script (``State.dice``, faces in the engine's
+        order, missing digits as face 1, as ``kernel.throw_index``) or from the state's random stream."""
+        if s.dice.shape[0]:
+            f = [
+                jnp.where(j < k, s.dice[jnp.minimum(s.dice_at + j, s.dice.shape[0] - 1)], 1) for j in range(3)
+            ]
+            return s.replace(dice_at=s.dice_at + k), 36 * f[0] + 6 * f[1] + f[2] - 43
+        s, x = draw_u32(s)
+        return s, (x % np.uint32(K.NUM_THROWS)).astype(I32)  # (a bias below 1e-9: 2**32 % 216 = 184)
+
+    def _rolloff_ranks(self, s: State, tied: Any) -> tuple[State, Any]:
+        """Rank of one throw of all three dice per seat (play order); scripted: only tied seats throw."""
+        if s.dice.shape[0]:
+            before = jnp.cumsum(tied) - tied  # tied seats before each, in play order
+            f = [s.dice[jnp.minimum(s.dice_at + 3 * before + j, s.dice.shape[0] - 1)] for j in range(3)]
+            s = s.replace(dice_at=s.dice_at + 3 * tied.sum().astype(I32))
+            return s, self.RANK_THROW[36 * f[0] + 6 * f[1] + f[2] - 43]
+        throws = []
+        for _ in range(self.n):
+            s, x = draw_u32(s)
+            throws.append((x % np.uint32(K.NUM_THROWS)).astype(I32))
+        return s, self.RANK_THROW[jnp.stack(throws)]
+
+    # ---- turns ----------------------------------------------------------------------------------
+    def roll(self, s: State, held: Any, first: Any) -> State:
+        """Throw the unheld dice (``first``, a flag: the turn's first throw, all three); sets ``turn_over``."""
+        r = self.rules
+        s, throw = self.throw(s, jnp.where(first, 3, self.REROLLED[held]))
+        base, hold = jnp.where(first, 0, s.ms), jnp.where(first, 0, held)  # first: kernel.roll(0, 0, throw)
+        ms = self.TRANSITION[(base * K.NUM_ACTIONS + hold) * K.NUM_THROWS + throw]  # kernel.roll
+        rolls = jnp.where(first, 1, s.rolls + 1)
+        lim = jnp.where(first, K.turn_limit(s.pos == 0, s.limit, r.max_rolls), s.tlim)
+        rank = self.RANK_MS[ms]  # before the turn's first throw: no hand (best rank -1)
+        best = K.best_after_roll(
+            jnp.where(first, -1, s.best_rank), jnp.where(first, 0, s.best_ms), rank, ms, r
+        )
+        over = K.turn_over(rolls, lim, self.INSTANT[ms] if self.instant else False)
+        return s.replace(
+            ms=ms, rolls=rolls, tlim=lim, best_rank=jnp.asarray(best[0], I32), best_ms=jnp.asarray(best[1], I32),
+            turn_over=over,
+        )  # fmt: skip
+
+    def act(self, s: State, action: Any) -> State:
+        """The acting seat plays hold mask ``action`` (7 stops the turn)."""
+        stop = action == K.STOP
+        rolled = self.roll(s, jnp.where(stop, 0, action), first=False)
+        return where(stop, s.replace(turn_over=jnp.bool_(True)), rolled)
+
+    def end_turn(self, s: State) -> tuple[State, Any]:
+        """Record the acting seat's hand; returns the state and whether the round is over."""
+        c, ms = s.current_player, s.best_ms
+        rk = self.RANK_MS[ms]
+        lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
+        limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
+        pos = s.pos + 1
+        inst: Any = self.INSTANT[s.ms] if self.instant else jnp.bool_(False)
+        s = s.replace(
+            hand_rank=s.hand_rank.at[c].set(rk), hand_cat=s.hand_cat.at[c].set(self.CAT_MS[ms]),
+            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + self.OWN_PAY[ms],
+            limit=limit, pos=pos, instant=inst,
+        )  # fmt: skip
+        return s, K.round_over(pos, s.norder, inst)
+
+    def next_active(self, s: State, after: Any) -> Any:
+        """The first seat clockwise after ``after`` still in the game (itself if none other)."""
+        if not self.lives:
+            return (after + 1) % self.n
+        rel = (self.seats - after - 1) % self.n
+        return jnp.argmin(jnp.where(s.stacks > 0, rel, _BIG)).astype(I32)
+
+    def new_round(self, s: State, starter: Any) -> State:
+        """A new round that ``starter`` opens (its first throw still to make: :meth:`roll`)."""
+        n = self.n
+        norder = (s.stacks > 0).sum().astype(I32) if self.lives else jnp.asarray(n, I32)
+        z = jnp.asarray(0, I32)
+        s = s.replace(
+            start=starter, current_player=starter, pos=z, norder=norder, limit=z + self.rules.max_rolls,
+            hand_rank=jnp.full(n, -1, I32), lo_rank=z - 1, lo_count=z, hi_rank=z - 1, hi_seat=z - 1,
+            epay=z, instant=jnp.bool_(False),
+        )  # fmt: skip
+        return s
+
+    def begin_episode(self, s: State, seat: Any) -> State:
+        """A new game (or round episode): full stacks, the learner at ``seat``, seat 0 to roll first."""
+        s = s.replace(
+            stacks=jnp.full(self.n, self.rules.starting_stack, I32), seat=seat, rounds=jnp.asarray(0, I32),
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False),
+        )  # fmt: skip
+        return self.new_round(s, jnp.asarray(0, I32))
+
+    # ---- settlement (kernel: settlement.py, one value per seat in play order) ---------------------
+    def _rolloffs(self, s: State, tied: list[Any]) -> tuple[State, list[Any]]:
+        """The losers after roll-offs (``settlement.rolloff`` as a ``while_loop`` of ``rolloff_step``)."""
+
+        def body(c: tuple[State, Any]) -> tuple[State, Any]:
+            s, t = c
+            s, ranks = self._rolloff_ranks(s, t)
+            return s, jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1))
+
+        s, t = lax.while_loop(lambda c: c[1].sum() > 1, body, (s, jnp.stack(tied)))
+        return s, list(t)
+
+    def settle(self, s: State) -> State:
+        """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
+        first throw to make) unless the episode is over."""
+        R, n = self.rules, self.n
+        order = (s.start + self.seats) % n  # the seat at each play position
+        hr = list(s.hand_rank[order])
+        losers = S.round_losers(R, hr, s.lo_rank, s.instant)
+        if R.tie_rule == "rolloff":
+            s, losers = self._rolloffs(s, losers)
+        st = s.stacks[order]
+        before = list(st)
+        amounts, lost = None, 0
+        if self.chips:
+            amounts = S.chip_amounts(R, self.PAY, list(s.hand_cat[order]), s.hand_cat[s.hi_seat])
+        else:
+            lost = self.LIVES[s.hi_rank]
+        new = jnp.stack([jnp.asarray(a, I32) for a in S.stacks_after(R, before, losers, amounts, lost)])
+        rounds = s.rounds + 1
+        won, over = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
+        reward, term = self._rewards(st, new, jnp.stack(losers), jnp.stack(won), over)
+        me = (s.seat - s.start) % n  # the learner's play position
+        term = jnp.broadcast_to(term, (n,))[me] if self.learner else over | (self.episode == "round")
+        trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
+        s = s.replace(
+            stacks=s.stacks.at[order].set(new), rounds=rounds, terminated=term, truncated=trunc,
+            rewards=s.rewards.at[order].add(reward),
+        )  # fmt: skip
+        return where(term | trunc, s, self._next_round(s))
+
+    def _rewards(self, st: Any, new: Any, lost: Any, won: Any, over: Any) -> tuple[Any, Any]:
+        """``(reward, terminated)`` per play position (``settlement.episode_step``, every seat at once)."""
+        result: Any = 0.0
+        win_game: Any = 0.0
+        k: Any = 0
+        if self.reward == "win" and self.episode == "round":
+            active = st > 0 if self.lives else jnp.ones_like(lost)
+            result = S.round_win_reward(lost.any(), lost, (active & ~lost).sum())
+        elif self.reward == "win":
+            win_game, k = won, won.sum()
+        reward, term = S.episode_step(
+            self.rules, self.episode, self.reward, new - st, won=win_game, winners=k, over=over,
+            alive=new > 0, round_result=result,
+        )  # fmt: skip
+        reward = jnp.broadcast_to(jnp.asarray(reward, jnp.float32), st.shape)
+        if self.lives:  # seats out of the game before this round take nothing more (self-play)
+            reward = jnp.where(st > 0, reward, 0.0)
+        return reward, term
+
+    def _next_round(self, s: State) -> State:
+        """The next round: the highest hand opens it, or the next seat still in the game after it."""
+        hs = s.hi_seat
+        starter = jnp.where(s.stacks[hs] > 0, hs, self.next_active(s, hs)) if self.lives else hs
+        return self.new_round(s, starter)
+
+    def turn_end(self, s: State) -> State:
+        """End the acting seat's turn: settle if the round is over, else pass to the next seat (the next
+        turn's first throw is the caller's to make, unless the episode is over)."""
+        s, over = self.end_turn(s)
+        passed = s.replace(current_player=self.next_active(s, s.current_player))
+        return where(over, self.settle(s), passed)
+
+
+def where(cond: Any, a: State, b: State) -> State:
+    """``a`` where ``cond`` else ``b``, field by field."""
+    return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)

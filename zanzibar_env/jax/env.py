@@ -1,0 +1,332 @@
+"""The Zanzibar env as pure JAX functions, in the style of Pgx (``pgx.Env``): ``init``, ``step``, ``observe``.
+
+See :class:`Env` (the documentation page) and the package docstring for where it differs from Pgx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..core import kernel as K
+from ..core.observation import OBS_SIZE
+from ..core.policy_table import PolicyTable
+from ..envs import _envutil as U
+from ._core import I32, Core, where
+from ._obs import JaxEncoder
+from ._policy import JaxPolicy
+from ._state import State, draw_u32, empty_state
+
+NUM_ACTIONS = K.NUM_ACTIONS
+
+
+class Env:
+    """Zanzibar for one table as pure functions of a :class:`State`; ``jax.jit`` and ``jax.vmap`` batch it.
+
+    ## Description
+    The game of :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, rule for rule (the kernel's tables
+    and formulas, see :mod:`zanzibar_env.jax._core`): a learner plays one seat, the opponents play the
+    others inside :meth:`step` (``opponents=None``: the caller plays every seat, self-play).
+
+    ## Action Space
+    ``int`` hold mask ``0..7`` (bit ``i`` keeps sorted die ``i``; 7 keeps all and stops);
+    ``state.legal_action_mask`` (``bool[8]``) gives the legal ones (only 0 and 7 without holds).
+
+    ## Observation Space
+    ``state.observation``, ``float32[33]``: the acting seat's observation, float for float the vector
+    env's (``zanzibar_env.core.observation.OBS_LAYOUT``, read from the kernel encoder's tables).
+
+    ## Starting State
+    :meth:`init` deals a new episode (full stacks, seat 0 rolls first, the learner's seat drawn from
+    ``key`` unless ``seat`` fixes it) and plays until the learner's first decision; an episode that ends
+    before it (the learner never got to choose) is begun again, as the vector env's
+    ``skip_no_decision=True``.
+
+    ## Rewards
+    ``state.rewards``, ``float32[num_players]`` by seat: each seat's reward from the rounds settled in
+    this step (``"chips"``: chips received minus given, lives: minus lives lost; ``"win"``: as the vector
+    env). Rewards of rounds settled in :meth:`init` before the first decision are paid with the first
+    step (the vector env's deferral). The learner's reward is ``state.rewards[state.seat]``.
+
+    ## Episode End
+    ``terminated``: round episodes after the round; game episodes when the game is over (or, in lives
+    rulesets, when the learner is out). ``truncated``: the game reached ``max_rounds`` (the ruleset's
+    round cap by default). Stepping a finished state returns it with zero rewards (Pgx); use
+    :func:`auto_reset` to begin the next episode inside the step. An illegal action ends the episode
+    (``terminated``) with ``illegal_action_penalty`` as the acting seat's reward (Pgx's convention); an
+    action that is not an integer scalar raises ``ValueError`` when the step is traced.
+
+    ## Arguments
+    ``ruleset``, ``num_players`` (2-8), ``seat``, ``reward``, ``episode`` (default ``"round"``) and
+    ``max_rounds`` as the vector env; ``opponents``: ``"random"``, a bot name or bot object that offers
+    ``policy_table(ruleset, num_players)`` (``greedy``, ``threshold``, ``escape``, ``optimal``), a
+    :class:`~zanzibar_env.core.policy_table.PolicyTable`, a list of those (one per other seat,
+    clockwise after the learner), or ``None`` (self-play); ``illegal_action_penalty`` (default -1.0).
+
+    ## Version History
+    * v1: initial version (the game of the vector env v1).
+    """
+
+    id = "zanzibar"
+    version = "v1"
+
+    def __init__(
+        self,
+        ruleset: Any = "classic",
+        num_players: int = 2,
+        opponents: Any = "random",
+        seat: int | str = "random",
+        reward: str = "chips",
+        episode: str = "round",
+        max_rounds: int | None = None,
+        illegal_action_penalty: float = -1.0,
+    ) -> None:
+        rules, n, fixed = U.check_common(ruleset, num_players, seat, reward, episode)
+        if rules.max_rolls < 2:
+            raise ValueError(f"ruleset {rules.name!r} has max_rolls {rules.max_rolls}: no decision to take")
+        if isinstance(illegal_action_penalty, bool) or not isinstance(illegal_action_penalty, (int, float)):
+            raise ValueError(f"illegal_action_penalty must be a number, got {illegal_action_penalty!r}")
+        self.rules, self._n, self.fixed_seat = rules, n, fixed
+        self.reward_kind, self.episode, self.penalty = reward, episode, float(illegal_action_penalty)
+        self.self_play = opponents is None
+        self.opponents = [] if self.self_play else _policies(opponents, rules, n)
+        max_r = U.check_max_rounds(max_rounds, rules)
+        assert max_r is not None
+        self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play)
+        self.enc = JaxEncoder(rules, n)
+        self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
+
+    # ---- Pgx's properties -----------------------------------------------------------------------
+    @property
+    def num_players(self) -> int:
+        """Seats at the table (Pgx: players)."""
+        return self._n
+
+    @property
+    def num_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (OBS_SIZE,)
+
+    # ---- API ------------------------------------------------------------------------------------
+    def init(self, key: Any, dice: Any = None) -> State:
+        """A new episode at the learner's first decision. ``dice`` (tests): die faces ``1..6`` to throw,
+        in the engine's order (each throw takes as many faces as dice thrown; ``ScriptedDice``)."""
+        k_seed, k_seat = jax.random.split(key)
+        script = jnp.zeros(0, I32) if dice is None else jnp.asarray(dice, I32).reshape(-1)
+        s = empty_state(self._n, OBS_SIZE, NUM_ACTIONS, script, jax.random.bits(k_seed, (), jnp.uint32))
+        seat = jax.random.randint(k_seat, (), 0, self._n, I32) if self.fixed_seat is None else self.fixed_seat
+        s = self.core.begin_episode(s, jnp.asarray(seat, I32))
+        s = self.core.roll(s, 0, first=jnp.bool_(True))  # seat 0's first throw
+        s, _ = self._play(s, reset=True, reported=True)  # (nothing to report: ends before a decision skip)
+        return self._finish(s.replace(pending=s.rewards, rewards=jnp.zeros_like(s.rewards)))
+
+    def step(self, state: State, action: Any, key: Any = None) -> State:
+        """Play ``action`` for ``state.current_player``, then the opponents until the learner's next
+        decision or the episode's end. ``key`` (optional) reseeds the table's dice for this step."""
+        return self._step(state, action, key, reset=False)
+
+    def step_autoreset(self, state: State, action: Any, key: Any = None) -> State:
+        """:meth:`step`, and where the episode ends a new one begins in the same step, from the table's
+        own dice stream (the vector env's ``SAME_STEP`` autoreset with ``skip_no_decision``): the state
+        returned is the new episode's, with the ended episode's ``terminated``, ``truncated`` and
+        ``rewards`` (the new episode's own first rewards are paid with its first step). A state fresh from
+        this reset (``_step_count`` 0) is stepped as the new episode it is; any other finished state is
+        begun again without acting (reported ended, zero rewards)."""
+        return self._step(state, action, key, reset=True)
+
+    def observe(self, state: State, player_id: Any = None) -> Any:
+        """``float32[33]``: the acting seat's observation, or after the episode the seat blocks seen from
+        the learner (``player_id`` is accepted for Pgx's signature; only the acting seat is observed)."""
+        end = state.terminated | state.truncated
+        who = state.current_player if self.self_play else state.seat
+        return jnp.where(end, self.enc.terminal(state, who), self.enc.observe(state))
+
+    def legal_action_mask(self, state: State) -> Any:
+        """``bool[8]``: the legal hold masks of ``state`` (``state.legal_action_mask``)."""
+        return state.legal_action_mask
+
+    # ---- the loop ---------------------------------------------------------------------------------
+    def _step(self, state: State, action: Any, key: Any, reset: bool) -> State:
+        action = _check_action(action)
+        done = state.terminated | state.truncated
+        if reset:  # a state fresh from the reset carries the ended episode's flags: it is not finished
+            done = done & (state._step_count > 0)
+        legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+        zero = jnp.zeros_like(state.rewards)
+        s = state.replace(
+            rewards=jnp.where(done, zero, state.pending), pending=zero, terminated=done,
+            truncated=state.truncated & done, _step_count=state._step_count + 1,
+        )  # fmt: skip
+        if key is not None:
+            s = s.replace(rng=jnp.stack([jax.random.bits(key, (), jnp.uint32), jnp.asarray(0, jnp.uint32)]))
+        acted = self.core.act(s, jnp.where(legal, action, K.STOP))
+        illegal = s.replace(
+            terminated=jnp.bool_(True), rewards=s.rewards.at[s.current_player].add(self.penalty)
+        )
+        s = where(done, s, where(legal, acted, illegal))
+        s, ended = self._play(s, reset=reset, reported=False)
+        s = self._finish(s)  # (reset: the new episode's observation and mask)
+        if reset:  # the ended episode's rewards and flags, the new episode's rewards pending
+            s = s.replace(
+                rewards=jnp.where(ended[0], ended[3], s.rewards), pending=jnp.where(ended[0], s.rewards, 0.0),
+                terminated=ended[1], truncated=ended[2],
+            )  # fmt: skip
+        return s
+
+    def _finish(self, s: State) -> State:
+        end = s.terminated | s.truncated
+        mask = jnp.where(end, jnp.ones(NUM_ACTIONS, bool), self.legal)
+        return s.replace(legal_action_mask=mask, observation=self.observe(s))
+
+    def _waits(self, s: State) -> Any:
+        """The caller's decision: a turn in progress at a seat the caller plays."""
+        mine = True if self.self_play else s.current_player == s.seat
+        return ~s.turn_over & mine
+
+    def _play(self, s: State, reset: bool, reported: bool) -> tuple[State, tuple[Any, Any, Any, Any]]:
+        """Play on until the caller's decision, or the episode's end (``reset``: begin a new episode there
+        and play on). Returns the state and ``(ended, terminated, truncated, rewards)`` of the first
+        episode that ended (``reported``: ends are skips, as ``skip_no_decision``: nothing is kept).
+
+        Each pass of the loop is one event, computed branch-free (``vmap`` computes every branch anyway):
+        an ended episode begins again, a finished turn is recorded (and the round settled), or an opponent
+        decides; then at most one throw: a new turn's first, or the opponent's re-throw."""
+        core = self.core
+        zero = jnp.zeros_like(s.rewards)
+
+        def over(s: State) -> Any:
+            return s.terminated | s.truncated
+
+        def body(c: tuple[State, Any]) -> tuple[State, Any]:
+            s, rep = c
+            is_new = over(s) if reset else jnp.bool_(False)  # begin a new episode
+            is_end = s.turn_over & ~is_new  # record the turn (settle the round)
+            ended = core.turn_end(s)
+            first = is_new | (is_end & ~over(ended))  # a turn begins: its first throw
+            if self.self_play:
+                t, hold = where(is_end, ended, s), jnp.asarray(0, I32)
+            else:
+                opp, hold = self._opponent(s)
+                t = where(is_end, ended, opp)
+            if reset:
+                fresh, rep2 = self._again(s, rep)
+                t, rep = where(is_new, fresh, t), where(is_new, rep2, rep)
+            stop = ~first & (hold == K.STOP)
+            rolled = core.roll(t, jnp.where(first, 0, hold), first)
+            t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
+            return t, rep
+
+        if reset:
+            cond = lambda c: ~(self._waits(c[0]) & ~over(c[0]))  # noqa: E731
+        else:
+            cond = lambda c: ~(self._waits(c[0]) | over(c[0]))  # noqa: E731
+        f = jnp.bool_(False)
+        return lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero)))
+
+    def _again(self, s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[State, tuple[Any, Any, Any, Any]]:
+        """A new episode after one that ended in this step; keeps the first ended episode's report."""
+        ended, term, trunc, out = rep
+        keep = ~ended
+        kept = (jnp.bool_(True), term | (keep & s.terminated), trunc | (keep & s.truncated),
+                jnp.where(keep, s.rewards, out))  # fmt: skip
+        seat = s.seat
+        if self.fixed_seat is None:
+            s, seat = _draw_seat(s, self._n)
+        s = s.replace(rewards=jnp.zeros_like(s.rewards), _step_count=jnp.asarray(0, I32))
+        return self.core.begin_episode(s, seat), kept
+
+    def _opponent(self, s: State) -> tuple[State, Any]:
+        """The acting opponent's hold mask (the ``k``-th seat after the learner plays ``opponents[k]``)."""
+        first = self.opponents[0]
+        if all(p is first for p in self.opponents):
+            return first(s)
+        which = (s.current_player - s.seat) % self._n - 1
+        a = jnp.asarray(K.STOP, I32)
+        seen: list[JaxPolicy] = []
+        for p in self.opponents:
+            if p in seen:
+                continue
+            seen.append(p)
+            mine = jnp.zeros((), bool)
+            for j, q in enumerate(self.opponents):
+                if q is p:
+                    mine = mine | (which == j)
+            s2, ak = p(s)
+            s, a = where(mine, s2, s), jnp.where(mine, ak, a)
+        return s, a
+
+
+def _draw_seat(s: State, n: int) -> tuple[State, Any]:
+    """A learner's seat drawn from the table's stream."""
+    s, x = draw_u32(s)
+    return s, (x % np.uint32(n)).astype(I32)
+
+
+def _check_action(action: Any) -> Any:
+    """The action as an ``int32`` scalar, or ``ValueError`` (raised while the step is traced)."""
+    a = jnp.asarray(action)
+    if a.shape != ():
+        raise ValueError(
+            f"action must be one integer hold mask 0-7 per table (jax.vmap the step over a batch), "
+            f"got an array of shape {a.shape}"
+        )
+    if not jnp.issubdtype(a.dtype, jnp.integer):
+        raise ValueError(f"action must be an integer hold mask 0-7, got dtype {a.dtype}")
+    return a.astype(I32)
+
+
+def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
+    """One :class:`JaxPolicy` per other seat, clockwise after the learner (shared where the spec is)."""
+    specs = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else None
+    if specs is not None and len(specs) != n - 1:
+        raise ValueError(
+            f"opponents: got {len(specs)} for {n - 1} other seats; give one spec or one per seat"
+        )
+    built: dict[int, JaxPolicy] = {}
+
+    def one(spec: Any) -> JaxPolicy:
+        if id(spec) not in built:
+            table = spec if isinstance(spec, PolicyTable) else _table_of(spec, rules, n)
+            built[id(spec)] = JaxPolicy(table, rules)
+        return built[id(spec)]
+
+    return [one(s) for s in specs] if specs is not None else [one(opponents)] * (n - 1)
+
+
+def _table_of(spec: Any, rules: Any, n: int) -> PolicyTable:
+    agent = U.make_opponents(spec, n)[0]
+    make = getattr(agent, "policy_table", None)
+    if make is None:
+        raise ValueError(
+            f"opponent {spec!r} cannot play inside the JAX step (it has no policy_table(ruleset, num_players)); "
+            "JAX opponents: random, greedy, threshold, escape, optimal, or a PolicyTable"
+        )
+    return make(rules, n)
+
+
+def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callable[..., State]:
+    """Pgx's ``pgx.experimental.auto_reset``: a step that begins a new episode (``init(key)``) when one
+    ends; the returned state is the new episode's, with the ended step's ``terminated``, ``truncated``
+    and ``rewards`` (the new episode's first rewards stay pending for its first step)."""
+
+    def wrapped(state: State, action: Any, key: Any) -> State:
+        k_step, k_init = jax.random.split(key)
+        end = state.terminated | state.truncated
+        state = where(end, state.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False),
+                                          rewards=jnp.zeros_like(state.rewards)), state)  # fmt: skip
+        state = step(state, action, k_step)
+        end = state.terminated | state.truncated
+        fresh = init(k_init).replace(
+            terminated=state.terminated, truncated=state.truncated, rewards=state.rewards
+        )
+        return where(end, fresh, state)
+
+    return wrapped
