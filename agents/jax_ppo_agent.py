@@ -13,6 +13,7 @@ likely legal action (``sample=True``: draws from the masked softmax), so exact e
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -35,17 +36,15 @@ NP_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 _MAX_LAYERS = 32
 
 
-def save_policy(path: str | Path, layers: list[dict[str, Any]], meta: dict[str, Any]) -> None:
-    """Write ``layers`` (``[{"w": [in, out], "b": [out]}, ...]``, the last giving 8 logits) and ``meta``
+def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict[str, Any]) -> None:
+    """Write ``layers`` (``[(w [in, out], b [out]), ...]``, the last giving 8 logits) and ``meta``
     (``activation``, ``features``, ``num_ranks``, ``max_rolls``, ``ruleset``) to ``path`` atomically."""
-    import io
-
-    arrays = {
-        f"{k}{i}": np.asarray(layer[k], np.float32) for i, layer in enumerate(layers) for k in ("w", "b")
-    }
-    head = {"format": FORMAT, "version": VERSION, **meta}
+    arrays: dict[str, Any] = {"meta": np.array(json.dumps({"format": FORMAT, "version": VERSION, **meta}))}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
     buf = io.BytesIO()
-    np.savez(buf, meta=np.array(json.dumps(head)), **arrays)
+    savez: Any = np.savez  # (numpy's stubs read the arrays as its keyword arguments)
+    savez(buf, **arrays)
     atomic_write_bytes(path, buf.getvalue())
 
 

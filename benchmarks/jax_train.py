@@ -43,7 +43,8 @@ def run_seeds(cfg: JaxPPOConfig, seeds: list[int]) -> list[dict[str, Any]]:
 
 def table(rows: list[dict[str, Any]], title: str) -> str:
     """The printed table: a row per seed, the IQM and its interval per column, the target line."""
-    head = f"{'seed':>6} {'train s':>8} {'of it 1st':>9} {'steps':>10} {'regret 1st':>11} {'regret 2nd':>11} {'mean':>9}"
+    head = f"{'seed':>6} {'train s':>8} {'of it 1st':>9} {'steps':>10} "
+    head += f"{'regret 1st':>11} {'regret 2nd':>11} {'mean':>9}"
     lines = [title, head]
     for r in rows:
         lines.append(
@@ -65,7 +66,8 @@ def table(rows: list[dict[str, Any]], title: str) -> str:
         for r in rows
     )
     lines.append(
-        f"    seeds with regret <= {TARGET_REGRET} in each seat within {TARGET_SECONDS:.0f} s of training: {met} of {len(rows)}"
+        f"    seeds with regret <= {TARGET_REGRET} in each seat within {TARGET_SECONDS:.0f} s of training: "
+        f"{met} of {len(rows)}"
     )
     return "\n".join(lines)
 

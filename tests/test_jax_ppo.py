@@ -19,7 +19,7 @@ from zanzibar_env.agents.registry import make_agent  # noqa: E402
 from zanzibar_env.core.onehot import onehot  # noqa: E402
 from zanzibar_env.envs.vector import ZanzibarVectorEnv  # noqa: E402
 from zanzibar_env.train.jax_config import load_jax_config  # noqa: E402
-from zanzibar_env.train.jax_ppo import Net, Transition, actor_layers, gae, main  # noqa: E402
+from zanzibar_env.train.jax_ppo import Net, Transition, actor_layers, gae, main, normalise  # noqa: E402
 from zanzibar_env.train.runs import read_eval_csv  # noqa: E402
 
 TINY = ["num_envs=16", "n_steps=4", "batch_size=32", "total_timesteps=128", "n_epochs=1", "net_arch=[16]"]
@@ -68,7 +68,7 @@ def test_bad_config_is_a_clear_error(override, message, capsys):
 
 
 def test_self_play_needs_a_zero_sum_ruleset():
-    with pytest.raises(ValueError, match="config key 'self_play_frac'.*zero-sum"):
+    with pytest.raises(ValueError, match=r"config key 'self_play_frac'.*zero-sum"):
         load_jax_config(None, ["ruleset=lives"])
     assert load_jax_config(None, ["ruleset=lives", "self_play_frac=0"]).self_play_frac == 0
 
@@ -89,6 +89,17 @@ def test_gae_flips_sign_where_the_other_seat_moves():
     t = t._replace(done=jnp.array([[False], [False]]), same=jnp.array([[True], [True]]))
     _, target = gae(t, jnp.array([2.0]), 1.0, 1.0)  # one seat throughout: bootstraps from the last value
     np.testing.assert_allclose(np.asarray(target)[:, 0], [r + 2.0, r + 2.0], rtol=1e-6)
+
+
+def test_advantages_are_normalised_within_each_seat():
+    adv = jnp.array([10.0, -10.0, 30.0, 0.1, 0.3, 0.2])
+    first = jnp.array([True, True, True, False, False, False])
+    out = np.asarray(normalise(adv, first))
+    for rows in (slice(0, 3), slice(3, 6)):
+        assert out[rows].mean() == pytest.approx(0, abs=1e-5) and out[rows].std() == pytest.approx(
+            1, abs=1e-4
+        )
+    np.testing.assert_array_equal(np.argsort(out[3:]), [0, 2, 1])  # order kept within a seat
 
 
 def test_jax_onehot_and_numpy_policy_match_the_network():
@@ -112,12 +123,12 @@ def test_jax_onehot_and_numpy_policy_match_the_network():
 
 def test_policy_file_round_trip_and_bad_files(tmp_path):
     rng = np.random.default_rng(0)
-    layers = [{"w": rng.normal(size=(33, 8)).astype(np.float32), "b": np.zeros(8, np.float32)}]
+    layers = [(rng.normal(size=(33, 8)).astype(np.float32), np.zeros(8, np.float32))]
     meta = {"activation": "tanh", "features": "raw", "num_ranks": 42, "max_rolls": 3, "ruleset": "classic"}
     path = tmp_path / "policy.npz"
     save_policy(path, layers, meta)
     got, got_meta = load_policy(path)
-    np.testing.assert_array_equal(got[0][0], layers[0]["w"])
+    np.testing.assert_array_equal(got[0][0], layers[0][0])
     assert got_meta["activation"] == "tanh"
     (tmp_path / "text.npz").write_text("not a zip")
     with pytest.raises(ValueError, match="not a JAX PPO policy file"):
@@ -125,9 +136,7 @@ def test_policy_file_round_trip_and_bad_files(tmp_path):
     np.savez(tmp_path / "other.npz", w0=np.zeros((33, 8), np.float32))
     with pytest.raises(ValueError, match="no meta record"):
         load_policy(tmp_path / "other.npz")
-    save_policy(
-        tmp_path / "wide.npz", [{"w": np.zeros((33, 9), np.float32), "b": np.zeros(9, np.float32)}], meta
-    )
+    save_policy(tmp_path / "wide.npz", [(np.zeros((33, 9), np.float32), np.zeros(9, np.float32))], meta)
     with pytest.raises(ValueError, match="9 outputs, not 8 logits"):
         load_policy(tmp_path / "wide.npz")
     with pytest.raises(ValueError, match="does not exist"):

@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -23,6 +23,9 @@ from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.core.safe_io import atomic_write_text, is_file
 from zanzibar_env.train.config_checks import bad_value, check_config
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
@@ -231,7 +234,7 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-C = TypeVar("C")
+C = TypeVar("C", bound="DataclassInstance")
 
 #: Declare a field of a config dataclass (default, one-line help, limits): what :func:`apply` checks.
 config_field = _f

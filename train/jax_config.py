@@ -38,6 +38,13 @@ class JaxPPOConfig:
     opponent: str = config_field(
         "optimal", "the bot in the envs that are not self-play (played inside the env)", choices=JAX_OPPONENTS
     )
+    seat: str | int = config_field(
+        "random",
+        "the learner's seat in the envs against the bot: an integer or 'random' (per episode)",
+        choices=("random",),
+        lo=0,
+        kind="int",
+    )
     self_play_frac: float = config_field(
         0.5, "share of envs where the learner plays every seat (its own opponent)", lo=0, hi=1
     )
@@ -59,6 +66,11 @@ class JaxPPOConfig:
     gamma: float = config_field(1.0, "discount factor", lo=0, hi=1)
     gae_lambda: float = config_field(0.8, "GAE lambda", lo=0, hi=1)
     clip_range: float = config_field(0.2, "PPO clipping parameter", lo=0, hi=10)
+    adv_norm: str = config_field(
+        "seat",
+        "advantage normalisation per minibatch: 'seat' (within each seat's rows), 'batch' or 'none'",
+        choices=("seat", "batch", "none"),
+    )
     ent_coef: float = config_field(
         0.02, "entropy bonus coefficient (the start value if scheduled)", lo=0, hi=10
     )
@@ -123,6 +135,8 @@ def check_jax_config(cfg: JaxPPOConfig) -> JaxPPOConfig:
             cfg.self_play_frac,
             f"0 in a {rules.stake!r} ruleset (self-play assumes a zero-sum round)",
         )
+    if isinstance(cfg.seat, int) and cfg.seat >= cfg.num_players:
+        raise bad_value("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
     if cfg.batch_size > cfg.rollout:
         raise bad_value("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.rollout}")
     if cfg.rollout % cfg.batch_size:

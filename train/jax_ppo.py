@@ -32,6 +32,7 @@ table (:mod:`zanzibar_env.train.jax_seeds`).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -46,6 +47,7 @@ import optax
 
 from zanzibar_env.agents.jax_ppo_agent import MLPPolicy, save_policy
 from zanzibar_env.agents.policy import PolicyAgent
+from zanzibar_env.core.observation import OBS_LAYOUT
 from zanzibar_env.core.onehot import onehot, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
@@ -56,13 +58,14 @@ from zanzibar_env.train.runs import EVAL_CSV, command_line, git_commit, make_run
 
 Params = dict[str, Any]
 ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {"tanh": jnp.tanh, "relu": jax.nn.relu}
+IS_FIRST = OBS_LAYOUT["is_first"][0]  # observation slot: 1 if the seat to move rolls first
 
 
 # ---- the networks: two MLPs (policy: 8 logits; value: 1) on the one-hot observation -----------------
 def init_mlp(key: jax.Array, sizes: list[int], last_scale: float) -> list[dict[str, jax.Array]]:
     """Orthogonal weights (gain sqrt(2) in hidden layers, ``last_scale`` in the last), zero biases."""
     layers = []
-    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+    for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes)):
         key, k = jax.random.split(key)
         gain = last_scale if i == len(sizes) - 2 else np.sqrt(2.0)
         w = jax.nn.initializers.orthogonal(gain)(k, (n_in, n_out), jnp.float32)
@@ -96,9 +99,10 @@ class Net:
         }
 
     def __call__(self, params: Params, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """``(log-probabilities [B, 8], value [B])``; illegal actions get log-probability -inf."""
+        """``(log-probabilities [B, 8], value [B])``; illegal actions get probability 0 (a finite logit of
+        -1e9, so that no gradient meets ``0 * inf``)."""
         x = self.features(obs)
-        logits = jnp.where(mask, mlp(params["actor"], x, self.act), -jnp.inf)
+        logits = jnp.where(mask, mlp(params["actor"], x, self.act), -1e9)
         return jax.nn.log_softmax(logits), mlp(params["critic"], x, self.act)[..., 0]
 
 
@@ -132,6 +136,19 @@ def gae(traj: Transition, last_value: jax.Array, gamma: float, lam: float) -> tu
     return adv, adv + traj.value
 
 
+def normalise(adv: jax.Array, first: jax.Array) -> jax.Array:
+    """Advantages scaled to mean 0 and standard deviation 1 within each seat's rows (``first``: the rows
+    of the seat that rolls first). The first roller's advantages carry the other seat's dice as noise;
+    scaled together, the second roller's would be shrunk by it."""
+    out = adv
+    for rows in (first, ~first):
+        n = jnp.maximum(rows.sum(), 1)
+        mean = jnp.where(rows, adv, 0.0).sum() / n
+        std = jnp.sqrt(jnp.where(rows, (adv - mean) ** 2, 0.0).sum() / n)
+        out = jnp.where(rows, (adv - mean) / (std + 1e-8), out)
+    return out
+
+
 def ppo_loss(
     net: Net,
     params: Params,
@@ -139,13 +156,15 @@ def ppo_loss(
     adv: jax.Array,
     target: jax.Array,
     cfg: JaxPPOConfig,
-    ent: jax.Array,
+    ent: jax.Array | float,
 ) -> tuple[jax.Array, dict[str, jax.Array]]:
     """Clipped surrogate + ``vf_coef`` * value MSE - ``ent`` * entropy (advantages normalised per batch)."""
     logp_all, value = net(params, batch.obs, batch.mask)
     logp = jnp.take_along_axis(logp_all, batch.action[:, None], 1)[:, 0]
     ratio = jnp.exp(logp - batch.logp)
-    a = (adv - adv.mean()) / (adv.std() + 1e-8)
+    a = normalise(adv, batch.obs[:, IS_FIRST] > 0.5) if cfg.adv_norm == "seat" else adv
+    if cfg.adv_norm == "batch":
+        a = (adv - adv.mean()) / (adv.std() + 1e-8)
     pg = -jnp.minimum(ratio * a, jnp.clip(ratio, 1 - cfg.clip_range, 1 + cfg.clip_range) * a).mean()
     v_loss = 0.5 * ((value - target) ** 2).mean()
     p = jnp.exp(logp_all)
@@ -164,8 +183,19 @@ class Trainer:
         steps_per_update = cfg.n_epochs * (cfg.rollout // cfg.batch_size)
         lr = lambda i: cfg.learning_rate * frac(i // steps_per_update)  # noqa: E731
         self.tx = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
-        self.update = jax.jit(self._update, donate_argnums=0)
-        self.init = jax.jit(self._init)
+        self.update: Callable[..., Any] = jax.jit(self._update, donate_argnums=0)
+        self.init: Callable[..., Any] = jax.jit(self._init)
+
+    def compile(self, key: jax.Array) -> None:
+        """Compile :meth:`init` and :meth:`update` ahead of time, the two at once (XLA compiles each on one
+        thread; a 2-core machine then spends about half the wall time on it)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        state = jax.eval_shape(self._init, key)
+        with ThreadPoolExecutor(2) as pool:
+            init = pool.submit(lambda: self.init.lower(key).compile())  # type: ignore[attr-defined]
+            update = pool.submit(lambda: self.update.lower(state).compile())  # type: ignore[attr-defined]
+            self.init, self.update = init.result(), update.result()
 
     def _init(self, key: jax.Array) -> tuple[Any, ...]:
         k_net, k_env, key = jax.random.split(key, 3)
@@ -211,7 +241,9 @@ class Trainer:
         adv, target = gae(traj, last_value, cfg.gamma, cfg.gae_lambda)
         flat = jax.tree.map(lambda x: x.reshape(cfg.rollout, *x.shape[2:]), (traj, adv, target))
         ent = cfg.ent_coef * (1.0 - n / cfg.num_updates if cfg.ent_schedule == "linear" else 1.0)
-        grad_fn = jax.value_and_grad(lambda p, b: ppo_loss(self.net, p, *b, cfg, ent), has_aux=True)
+        grad_fn = jax.value_and_grad(
+            lambda p, b: ppo_loss(self.net, p, b[0], b[1], b[2], cfg, ent), has_aux=True
+        )
 
         def minibatch(carry: tuple[Params, Any], b: Any) -> tuple[tuple[Params, Any], dict[str, jax.Array]]:
             params, opt_state = carry
@@ -269,20 +301,25 @@ def train(cfg: JaxPPOConfig, log: Callable[[str], None] = print) -> tuple[Params
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     t0, c0, paused, cpu_paused = time.perf_counter(), time.process_time(), 0.0, 0.0
     trainer = Trainer(cfg)
+    trainer.compile(jax.random.PRNGKey(cfg.seed))
     state = trainer.init(jax.random.PRNGKey(cfg.seed))
     rows: list[dict[str, float]] = []
-    compile_s, every = 0.0, max(1, cfg.eval_freq // cfg.rollout) if cfg.eval_freq else cfg.num_updates
+    compile_s, compile_cpu, every = (
+        0.0,
+        0.0,
+        max(1, cfg.eval_freq // cfg.rollout) if cfg.eval_freq else cfg.num_updates,
+    )
     for i in range(1, cfg.num_updates + 1):
         state, stats = trainer.update(state)
         if i == 1:
             jax.block_until_ready(state)
-            compile_s = time.perf_counter() - t0
+            compile_s, compile_cpu = time.perf_counter() - t0, time.process_time() - c0
         if i % every and i < cfg.num_updates:
             continue
         jax.block_until_ready(state)
         t1, c1 = time.perf_counter(), time.process_time()
         row = {"timesteps": float(i * cfg.rollout), "train_seconds": t1 - t0 - paused, "compile_seconds": compile_s,
-               "cpu_seconds": time.process_time() - c0 - cpu_paused}  # fmt: skip
+               "cpu_seconds": time.process_time() - c0 - cpu_paused, "compile_cpu_seconds": compile_cpu}  # fmt: skip
         row.update({k: float(v) for k, v in stats.items()})
         if cfg.eval_exact:
             agent = PolicyAgent(MLPPolicy(actor_layers(state[0]), policy_meta(cfg)), output="logits")
@@ -316,9 +353,11 @@ def run(
 
 
 def _summary(out: dict[str, Any]) -> str:
-    line = f"trained {out['timesteps']} steps in {out['train_seconds']:.1f} s (first update, compiling: {out['compile_seconds']:.1f} s)"
+    line = f"trained {out['timesteps']:.0f} steps in {out['train_seconds']:.1f} s"
+    line += f" (first update, compiling: {out['compile_seconds']:.1f} s)"
     if "regret_seat0" in out:
-        line += f"; exact regret rolling first {out['regret_seat0']:.5f}, second {out['regret_seat1']:.5f} chips/round"
+        line += f"; exact regret rolling first {out['regret_seat0']:.5f}, "
+        line += f"second {out['regret_seat1']:.5f} chips/round"
     return line + f"; policy: {out['agent']}"
 
 
