@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         ref = _pgx_rate(n, a)
         rows.append(("pgx tic_tac_toe", n, ref))
         for opp in a.opponents:
-            env = Env("classic", 2, opponents=opp, episode="round")
+            env = Env("classic", 2, opponents=opp, episode="round", skip_no_decision=False)
             go = jax_runner(env.init, env.step_autoreset, n, a.chunk, keys=False)
             rows.append((f"zanzibar_env.jax vs {opp}", n, rate(go, a.seconds, a.repeats)))
             if not a.no_numpy:

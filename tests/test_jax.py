@@ -1,7 +1,8 @@
 """The JAX env (zanzibar_env.jax) against the numpy vector env: the same game, step by step.
 
-Both play the same scripted dice and actions (the vector env with ``skip_no_decision=True``, which is
-what the JAX env's ``init`` does); observations, masks, rewards and episode ends must agree exactly.
+Both play the same scripted dice and actions (``skip_no_decision`` on and off, the same in both, the
+vector env's ``SAME_STEP`` autoreset against ``Env.step_autoreset``); observations, masks, rewards and
+episode ends must agree exactly (rewards to 1e-6: the JAX env sums them in float32).
 Compiled functions are cached per configuration (compilation dominates the run time on 2 CPUs).
 """
 
@@ -43,11 +44,19 @@ CASES: list[tuple[str, dict[str, Any], int, Any, int, str, str, int | None]] = [
 ]  # fmt: skip
 
 
+def _skips(case: int) -> bool:
+    """Half the cases begin again episodes without a decision (``skip_no_decision``), half report them."""
+    return case % 2 == 0
+
+
 @cache
 def _compiled(case: int) -> tuple[Env, Any, Any]:
     name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
     rules = load_ruleset(name, **over)
-    env = Env(rules, n, opponents=opp, seat=seat, reward=reward, episode=episode, max_rounds=max_rounds)
+    env = Env(
+        rules, n, opponents=opp, seat=seat, reward=reward, episode=episode, max_rounds=max_rounds,
+        skip_no_decision=_skips(case),
+    )  # fmt: skip
     return env, jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
 
 
@@ -58,16 +67,17 @@ def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
     faces = np.random.default_rng(case).integers(1, 7, (ROWS, FACES))
     vec = ZanzibarVectorEnv(
         ROWS, load_ruleset(name, **over), n, opponents=opp, seat=seat, reward=reward, episode=episode,
-        max_rounds=max_rounds, skip_no_decision=True,
+        max_rounds=max_rounds, skip_no_decision=_skips(case),
     )  # fmt: skip
     vec.set_dice_sources([ScriptedDice(f.tolist()) for f in faces])
     obs, info = vec.reset()
     state = init(jax.random.split(jax.random.PRNGKey(case), ROWS), jnp.asarray(faces))
-    rng, ends = np.random.default_rng(100 + case), 0
+    rng, ends, passes = np.random.default_rng(100 + case), 0, 0
     for t in range(STEPS):
         np.testing.assert_array_equal(np.asarray(state.observation), obs, err_msg=f"observation, step {t}")
         np.testing.assert_array_equal(np.asarray(state.legal_action_mask), info["action_mask"])
-        assert (np.asarray(state.current_player) == seat).all()
+        waiting = ~np.asarray(state.terminated | state.truncated) | (np.asarray(state.passing) == 0)
+        assert (np.asarray(state.current_player)[waiting] == seat).all()
         legal = info["action_mask"]
         act = np.array([rng.choice(np.flatnonzero(m)) for m in legal])
         obs, rew, term, trunc, info = vec.step(act)
@@ -77,12 +87,15 @@ def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
         np.testing.assert_array_equal(np.asarray(state.terminated), term, err_msg=f"terminated, step {t}")
         np.testing.assert_array_equal(np.asarray(state.truncated), trunc, err_msg=f"truncated, step {t}")
         ends += int((term | trunc).sum())
+        passes += int((np.asarray(state.passing) > 0).sum())
     np.testing.assert_array_equal(np.asarray(state.observation), obs)
     assert ends > 0  # the comparison crossed episode ends
+    if not _skips(case) and episode == "round":
+        assert passes > 0  # and episodes that ended before the learner's decision
 
 
 def test_rewards_are_zero_sum_in_chip_rulesets_and_random_opponents_play_legal_masks() -> None:
-    env = Env("classic", 3, opponents="random", episode="game", reward="chips")
+    env = Env("classic", 3, opponents="random", episode="game", reward="chips", skip_no_decision=False)
     init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
     state = init(jax.random.split(jax.random.PRNGKey(0), 64))
     total = np.zeros(64)
@@ -92,44 +105,54 @@ def test_rewards_are_zero_sum_in_chip_rulesets_and_random_opponents_play_legal_m
     np.testing.assert_allclose(total, 0.0)  # the learner's gains are the bots' losses: chips conserved
 
 
+@cache
+def _small(holds: bool = True) -> tuple[Env, Any, Any]:
+    """A 2-player env (greedy opponent, learner at seat 0, penalty -5) with its jitted init and step."""
+    rules = load_ruleset("classic", holds_allowed=holds)
+    env = Env(rules, 2, opponents="greedy", seat=0, illegal_action_penalty=-5.0)
+    return env, jax.jit(env.init), jax.jit(env.step)
+
+
 def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
-    env = Env("classic", 2, opponents="greedy", seat=0, illegal_action_penalty=-5.0)
-    nohold = Env(load_ruleset("classic", holds_allowed=False), 2, opponents="greedy", seat=0)
-    s = env.init(jax.random.PRNGKey(1))
+    _, init, step = _small()
+    s = init(jax.random.PRNGKey(1))
     for bad in (8, -1):
-        out = env.step(s, jnp.int32(bad))
+        out = step(s, jnp.int32(bad))
         assert bool(out.terminated) and out.rewards.tolist() == [-5.0, 0.0]
         assert bool(out.legal_action_mask.all())
-    s2 = nohold.init(jax.random.PRNGKey(1))
-    assert s2.legal_action_mask.tolist() == [True] + [False] * 6 + [True]
-    out = nohold.step(s2, jnp.int32(3))  # a hold where holds are not allowed
-    assert bool(out.terminated) and float(out.rewards[0]) == -1.0
-    again = env.step(out, jnp.int32(0))  # a finished state: unchanged, zero rewards (Pgx)
+    again = step(out, jnp.int32(0))  # a finished state: unchanged, zero rewards (Pgx)
     assert bool(again.terminated) and not np.asarray(again.rewards).any()
+    _, init2, step2 = _small(holds=False)
+    s2 = init2(jax.random.PRNGKey(1))
+    assert s2.legal_action_mask.tolist() == [True] + [False] * 6 + [True]
+    out = step2(s2, jnp.int32(3))  # a hold where holds are not allowed
+    assert bool(out.terminated) and float(out.rewards[0]) == -5.0
 
 
 def test_wrong_actions_are_reported_when_traced() -> None:
-    env = Env("classic", 2)
-    s = env.init(jax.random.PRNGKey(0))
+    env, init, step = _small()
+    s = init(jax.random.PRNGKey(0))
     with pytest.raises(ValueError, match="shape"):
-        env.step(s, jnp.zeros(2, jnp.int32))
+        step(s, jnp.zeros(2, jnp.int32))
     with pytest.raises(ValueError, match="integer"):
-        env.step(s, 1.0)
+        step(s, 1.0)
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 4))
     with pytest.raises(ValueError):
         jax.vmap(env.step)(states, jnp.zeros(5, jnp.int32))  # a batch of the wrong size
 
 
 def test_self_play_every_seat_acts_and_pgx_auto_reset_runs() -> None:
-    env = Env("classic", 3, opponents=None, episode="game")
+    env = Env("classic", 3, opponents=None, episode="round")
     step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
-    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 16))
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 16))
     assert isinstance(state, State)
-    seen = set()
-    for k in range(30):
+    seen, ends = set(), 0
+    for k in range(12):
         seen |= set(np.asarray(state.current_player).tolist())
-        state = step(state, jnp.full(16, 7, jnp.int32), jax.random.split(jax.random.PRNGKey(k), 16))
-    assert seen == {0, 1, 2}
+        state = step(state, jnp.zeros(16, jnp.int32), jax.random.split(jax.random.PRNGKey(k), 16))  # re-throw
+        ends += int(np.asarray(state.terminated).sum())
+        assert not np.asarray(state.terminated).any() or np.asarray(state.rewards).any()
+    assert seen == {0, 1, 2} and ends > 0
 
 
 def test_bad_arguments_name_the_problem() -> None:

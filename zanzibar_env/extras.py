@@ -9,6 +9,7 @@ and vector envs, the bots, the solver and exact evaluation. Everything else is a
     pip install "zanzibar-env[tournament]"   # tournaments with ratings, tables and charts
     pip install "zanzibar-env[ray]"          # tournaments and sweeps on a Ray cluster (Ray Core, Tune)
     pip install "zanzibar-env[rllib]"        # multi-agent training with RLlib (pins its own gymnasium)
+    pip install "zanzibar-env[jax]"          # the JAX env zanzibar_env.jax (jax, pgx; not in [all])
     pip install "zanzibar-env[all]"          # all of the above
 
 Every place that imports an optional module does it inside :func:`requires_extra`, so a missing one
@@ -44,6 +45,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "rllib": ("ray", "torch"),
     "docs": ("mkdocs", "mkdocstrings"),
     "openspiel": ("pyspiel", "open_spiel"),
+    "jax": ("jax", "pgx", "optax"),
 }
 
 

@@ -35,6 +35,11 @@ Where it differs:
 
 from __future__ import annotations
 
+from ..extras import requires_extra
+
+with requires_extra("jax", "the JAX env (zanzibar_env.jax)"):
+    import jax  # noqa: F401
+
 from ._state import State
 from .env import Env, auto_reset
 

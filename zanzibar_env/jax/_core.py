@@ -148,15 +148,16 @@ class Core:
 
     # ---- settlement (kernel: settlement.py, one value per seat in play order) ---------------------
     def _rolloffs(self, s: State, tied: list[Any]) -> tuple[State, list[Any]]:
-        """The losers after roll-offs (``settlement.rolloff`` as a ``while_loop`` of ``rolloff_step``)."""
+        """The losers after roll-offs (``settlement.rolloff`` as a ``while_loop`` of ``rolloff_step``);
+        the loop carries only the tied flags and the dice stream."""
 
-        def body(c: tuple[State, Any]) -> tuple[State, Any]:
-            s, t = c
-            s, ranks = self._rolloff_ranks(s, t)
-            return s, jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1))
+        def body(c: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+            t, rng, at = c
+            d, ranks = self._rolloff_ranks(s.replace(rng=rng, dice_at=at), t)
+            return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.rng, d.dice_at
 
-        s, t = lax.while_loop(lambda c: c[1].sum() > 1, body, (s, jnp.stack(tied)))
-        return s, list(t)
+        t, rng, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.rng, s.dice_at))
+        return s.replace(rng=rng, dice_at=at), list(t)
 
     def settle(self, s: State) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
@@ -169,7 +170,8 @@ class Core:
             s, losers = self._rolloffs(s, losers)
         st = s.stacks[order]
         before = list(st)
-        amounts, lost = None, 0
+        amounts: Any = None
+        lost: Any = 0
         if self.chips:
             amounts = S.chip_amounts(R, self.PAY, list(s.hand_cat[order]), s.hand_cat[s.hi_seat])
         else:
@@ -220,6 +222,7 @@ class Core:
         return where(over, self.settle(s), passed)
 
 
-def where(cond: Any, a: State, b: State) -> State:
-    """``a`` where ``cond`` else ``b``, field by field."""
-    return jax.tree.map(lambda x, y: jnp.where(cond, x, y), a, b)
+def where(cond: Any, a: Any, b: Any) -> Any:
+    """``a`` where ``cond`` else ``b``, field by field (a field both share, untouched by either, is kept
+    as it is: no select)."""
+    return jax.tree.map(lambda x, y: x if x is y else jnp.where(cond, x, y), a, b)

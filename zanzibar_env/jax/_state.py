@@ -56,6 +56,8 @@ class State:
     turn_over: Array  # bool: the acting seat's turn is over (to be recorded)
     # ---- bookkeeping ----
     pending: Array  # float32[n]: rewards of rounds settled before the first decision (paid at next step)
+    passing: Array  # int32: 1 (terminated) or 2 (truncated): the episode ended before the learner's first
+    #                 decision and waits to be reported (skip_no_decision=False; Env.step_autoreset); else 0
     rng: Array  # uint32[2]: the table's random stream (a seed and a draw counter)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
@@ -93,6 +95,6 @@ def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Arra
         terminated=f, truncated=f, legal_action_mask=jnp.ones(num_actions, bool), _step_count=i,
         seat=i, stacks=zn, hand_rank=zn - 1, hand_cat=zn, rounds=i, start=i, pos=i, norder=i, limit=i,
         lo_rank=i - 1, lo_count=i, hi_rank=i - 1, hi_seat=i - 1, epay=i, instant=f, ms=i, rolls=i, tlim=i,
-        best_rank=i - 1, best_ms=i, turn_over=f, pending=jnp.zeros(n, jnp.float32),
+        best_rank=i - 1, best_ms=i, turn_over=f, pending=jnp.zeros(n, jnp.float32), passing=i,
         rng=jnp.stack([seed, jnp.asarray(0, jnp.uint32)]), dice=dice, dice_at=i,
     )  # fmt: skip

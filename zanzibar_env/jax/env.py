@@ -85,6 +85,7 @@ class Env:
         episode: str = "round",
         max_rounds: int | None = None,
         illegal_action_penalty: float = -1.0,
+        skip_no_decision: bool = True,
     ) -> None:
         rules, n, fixed = U.check_common(ruleset, num_players, seat, reward, episode)
         if rules.max_rolls < 2:
@@ -94,6 +95,7 @@ class Env:
         self.rules, self._n, self.fixed_seat = rules, n, fixed
         self.reward_kind, self.episode, self.penalty = reward, episode, float(illegal_action_penalty)
         self.self_play = opponents is None
+        self.skip = bool(skip_no_decision)
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
@@ -125,8 +127,11 @@ class Env:
         seat = jax.random.randint(k_seat, (), 0, self._n, I32) if self.fixed_seat is None else self.fixed_seat
         s = self.core.begin_episode(s, jnp.asarray(seat, I32))
         s = self.core.roll(s, 0, first=jnp.bool_(True))  # seat 0's first throw
-        s, _ = self._play(s, reset=True, reported=True)  # (nothing to report: ends before a decision skip)
-        return self._finish(s.replace(pending=s.rewards, rewards=jnp.zeros_like(s.rewards)))
+        # skip: nothing to report (an episode that ends before the first decision is begun again)
+        s, _ = self._play(s, reset=self.skip, reported=True)
+        zero = jnp.zeros_like(s.rewards)
+        s = s.replace(pending=s.rewards, rewards=zero, passing=_passing(s))
+        return self._finish(s)
 
     def step(self, state: State, action: Any, key: Any = None) -> State:
         """Play ``action`` for ``state.current_player``, then the opponents until the learner's next
@@ -156,28 +161,31 @@ class Env:
     # ---- the loop ---------------------------------------------------------------------------------
     def _step(self, state: State, action: Any, key: Any, reset: bool) -> State:
         action = _check_action(action)
-        done = state.terminated | state.truncated
-        if reset:  # a state fresh from the reset carries the ended episode's flags: it is not finished
-            done = done & (state._step_count > 0)
-        legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
+        over = state.terminated | state.truncated
+        passing = (state.passing > 0) if reset else jnp.bool_(False)  # reported now, the action ignored
+        # finished: stepped as Pgx does (zero rewards); under reset a state fresh from the reset carries
+        # the ended episode's flags but is not finished
+        done = over & (state._step_count > 0) & ~passing if reset else over
         zero = jnp.zeros_like(state.rewards)
         s = state.replace(
-            rewards=jnp.where(done, zero, state.pending), pending=zero, terminated=done,
-            truncated=state.truncated & done, _step_count=state._step_count + 1,
+            rewards=jnp.where(done, zero, state.pending), pending=zero, passing=jnp.zeros_like(state.passing),
+            terminated=(done & state.terminated) | (state.passing == 1),
+            truncated=(done & state.truncated) | (state.passing == 2), _step_count=state._step_count + 1,
         )  # fmt: skip
         if key is not None:
             s = s.replace(rng=jnp.stack([jax.random.bits(key, (), jnp.uint32), jnp.asarray(0, jnp.uint32)]))
+        legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         acted = self.core.act(s, jnp.where(legal, action, K.STOP))
         illegal = s.replace(
             terminated=jnp.bool_(True), rewards=s.rewards.at[s.current_player].add(self.penalty)
         )
-        s = where(done, s, where(legal, acted, illegal))
+        s = where(done | passing, s, where(legal, acted, illegal))
         s, ended = self._play(s, reset=reset, reported=False)
         s = self._finish(s)  # (reset: the new episode's observation and mask)
         if reset:  # the ended episode's rewards and flags, the new episode's rewards pending
             s = s.replace(
                 rewards=jnp.where(ended[0], ended[3], s.rewards), pending=jnp.where(ended[0], s.rewards, 0.0),
-                terminated=ended[1], truncated=ended[2],
+                terminated=ended[1], truncated=ended[2], passing=_passing(s),
             )  # fmt: skip
         return s
 
@@ -224,8 +232,10 @@ class Env:
             t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
             return t, rep
 
-        if reset:
+        if reset and self.skip:
             cond = lambda c: ~(self._waits(c[0]) & ~over(c[0]))  # noqa: E731
+        elif reset:  # a second end in the step: the new episode ended before a decision (passing)
+            cond = lambda c: ~(self._waits(c[0]) | (over(c[0]) & c[1][0]))  # noqa: E731
         else:
             cond = lambda c: ~(self._waits(c[0]) | over(c[0]))  # noqa: E731
         f = jnp.bool_(False)
@@ -262,6 +272,11 @@ class Env:
             s2, ak = p(s)
             s, a = where(mine, s2, s), jnp.where(mine, ak, a)
         return s, a
+
+
+def _passing(s: State) -> Any:
+    """``State.passing`` of a state the loop left: 1 / 2 if its episode is over (terminated / truncated)."""
+    return jnp.where(s.truncated, 2, jnp.where(s.terminated, 1, 0)).astype(I32)
 
 
 def _draw_seat(s: State, n: int) -> tuple[State, Any]:
