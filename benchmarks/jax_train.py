@@ -22,7 +22,7 @@ from zanzibar_env.train.jax_config import JaxPPOConfig, load_jax_config
 from zanzibar_env.train.repro import cpu_model
 
 TARGET_REGRET, TARGET_SECONDS = 0.003, 60.0
-COLUMNS = ("train_seconds", "compile_seconds", "regret_seat0", "regret_seat1", "regret_mean")
+COLUMNS = ("train_seconds", "compile_seconds", "cpu_seconds", "regret_seat0", "regret_seat1", "regret_mean")
 
 
 def run_seeds(cfg: JaxPPOConfig, seeds: list[int]) -> list[dict[str, Any]]:
@@ -43,17 +43,19 @@ def run_seeds(cfg: JaxPPOConfig, seeds: list[int]) -> list[dict[str, Any]]:
 
 def table(rows: list[dict[str, Any]], title: str) -> str:
     """The printed table: a row per seed, the IQM and its interval per column, the target line."""
-    head = f"{'seed':>6} {'train s':>8} {'of it 1st':>9} {'steps':>10} "
+    head = f"{'seed':>6} {'train s':>8} {'of it 1st':>9} {'cpu s':>7} {'steps':>10} "
     head += f"{'regret 1st':>11} {'regret 2nd':>11} {'mean':>9}"
     lines = [title, head]
     for r in rows:
         lines.append(
-            f"{r['seed']:>6} {r['train_seconds']:>8.1f} {r['compile_seconds']:>9.1f} {r['timesteps']:>10} "
+            f"{r['seed']:>6} {r['train_seconds']:>8.1f} {r['compile_seconds']:>9.1f} {r['cpu_seconds']:>7.1f} "
+            f"{r['timesteps']:>10.0f} "
             f"{r['regret_seat0']:>11.5f} {r['regret_seat1']:>11.5f} {r['regret_mean']:>9.5f}"
         )
     stats = {c: (iqm([r[c] for r in rows]), iqm_interval([r[c] for r in rows])) for c in COLUMNS}
     lines.append(
-        f"{'IQM':>6} {stats['train_seconds'][0]:>8.1f} {stats['compile_seconds'][0]:>9.1f} {'':>10} "
+        f"{'IQM':>6} {stats['train_seconds'][0]:>8.1f} {stats['compile_seconds'][0]:>9.1f} "
+        f"{stats['cpu_seconds'][0]:>7.1f} {'':>10} "
         f"{stats['regret_seat0'][0]:>11.5f} {stats['regret_seat1'][0]:>11.5f} {stats['regret_mean'][0]:>9.5f}"
     )
     for c in ("regret_seat0", "regret_seat1", "regret_mean", "train_seconds"):

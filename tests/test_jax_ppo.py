@@ -141,3 +141,17 @@ def test_policy_file_round_trip_and_bad_files(tmp_path):
         load_policy(tmp_path / "wide.npz")
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(f"jax_ppo:{tmp_path / 'missing.npz'}")
+
+
+def test_seed_table_reports_iqm_interval_and_the_target():
+    from benchmarks.jax_train import table
+
+    rows = [
+        {"seed": s, "train_seconds": 50.0 + s, "compile_seconds": 9.0, "cpu_seconds": 90.0, "timesteps": 1e6,
+         "regret_seat0": 0.001 * (s + 1), "regret_seat1": 0.002, "regret_mean": 0.0015}
+        for s in range(5)
+    ]  # fmt: skip
+    out = table(rows, "title")
+    assert out.splitlines()[0] == "title" and "IQM" in out
+    assert "95% bootstrap interval of the IQM, regret_seat0" in out
+    assert "3 of 5" in out  # seeds 0-2: regret <= 0.003 in each seat within 60 s; seeds 3-4 exceed it

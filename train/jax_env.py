@@ -51,7 +51,7 @@ def make_groups(cfg: JaxPPOConfig) -> list[EnvGroup]:
     n_self = round(cfg.num_envs * cfg.self_play_frac)
     sizes = {None: n_self, cfg.opponent: cfg.num_envs - n_self}
     return [
-        EnvGroup(Env(cfg.ruleset, cfg.num_players, opponents=o, seat=cfg.seat, episode="round"), k)
+        EnvGroup(Env(cfg.ruleset, cfg.num_players, opponents=o, seat=cfg.seat, skip_no_decision=True), k)
         for o, k in sizes.items()
         if k
     ]

@@ -40,10 +40,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-import optax
+
+from zanzibar_env.extras import requires_extra
+
+with requires_extra("jax", "the JAX PPO (train/jax_ppo.py)"):
+    import jax
+    import jax.numpy as jnp
+    import optax
 
 from zanzibar_env.agents.jax_ppo_agent import MLPPolicy, save_policy
 from zanzibar_env.agents.policy import PolicyAgent
