@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -25,6 +25,9 @@ from zanzibar_env.core.safe_io import atomic_write_text, is_file
 from zanzibar_env.core.safe_load import load_yaml
 from zanzibar_env.core.safe_load import read_yaml as read_yaml_file
 from zanzibar_env.train.config_checks import bad_value, check_config
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 DEFAULT_CONFIG = CONFIG_DIR / "ppo_classic_2p.yaml"
 
@@ -242,13 +245,21 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+C = TypeVar("C", bound="DataclassInstance")
+
+#: Declare a field of a config dataclass (default, one-line help, limits): what :func:`apply` checks.
+config_field = _f
+#: Field metadata for a list field (``field(default_factory=..., metadata=config_meta(...))``).
+config_meta = _meta
 
 
-def describe_fields() -> str:
-    """One line per config key: name, default and description (the ``--help`` epilog)."""
-    base = TrainConfig()
+def describe_fields(cls: type = TrainConfig) -> str:
+    """One line per config key of ``cls`` (a dataclass declared with :func:`config_field`): name, default
+    and description (the ``--help`` epilog)."""
+    base = cls()
     lines = []
-    for name, f in FIELDS.items():
+    for f in dataclasses.fields(base):
+        name = f.name
         m = f.metadata
         choice = f" {{{', '.join(map(str, m['choices']))}}}" if m["choices"] else ""
         lines.append(f"  {name:<16} {m['help']}{choice}{_range(m)} [default: {getattr(base, name)!r}]")
@@ -340,15 +351,17 @@ def _number(key: str, value: Any, m: Any) -> Any:
     return x
 
 
-def apply(cfg: TrainConfig, values: dict[str, Any]) -> TrainConfig:
-    """A copy of ``cfg`` with ``values`` set (``ValueError`` on an unknown key or a bad value)."""
+def apply(cfg: C, values: dict[str, Any]) -> C:
+    """A copy of ``cfg`` with ``values`` set (``ValueError`` on an unknown key or a bad value). ``cfg`` is a
+    :class:`TrainConfig` or any dataclass whose fields are declared with :func:`config_field`."""
     if not isinstance(values, dict):
         raise ValueError(f"config must be a mapping of keys to values, got {type(values).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cfg)}
     out = dataclasses.replace(cfg)
     for key, value in values.items():
-        if key not in FIELDS:
-            raise ValueError(f"unknown config key {str(key)[:80]!r}; allowed keys: {sorted(FIELDS)}")
-        setattr(out, key, _coerce(key, value))
+        if key not in fields:
+            raise ValueError(f"unknown config key {str(key)[:80]!r}; allowed keys: {sorted(fields)}")
+        setattr(out, key, _coerce(key, value, fields))
     return out
 
 

@@ -45,7 +45,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "rllib": ("ray", "torch"),
     "docs": ("mkdocs", "mkdocstrings"),
     "openspiel": ("pyspiel", "open_spiel"),
-    "jax": ("jax", "pgx"),
+    "jax": ("jax", "pgx", "optax"),
 }
 
 

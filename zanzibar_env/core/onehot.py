@@ -17,6 +17,8 @@ The envs' ``obs_type="onehot"`` and the training's torch extractor (``train/feat
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .observation import OBS_LAYOUT, OBS_SIZE
@@ -33,33 +35,38 @@ def ruleset_dims(ruleset: Ruleset) -> tuple[int, int]:
     return int(ruleset.table.num_ranks), int(ruleset.max_rolls)
 
 
-def _code(x: np.ndarray, n: int) -> np.ndarray:
+def _code(x: Any, n: int, xp: Any = np) -> Any:
     """One-hot codes ``float32[..., k * n]`` of integers ``x[..., k]`` (clipped to 0..n-1)."""
-    idx = np.clip(x, 0, n - 1).astype(np.int64)
-    return np.eye(n, dtype=np.float32)[idx].reshape(*idx.shape[:-1], -1)
+    idx = xp.clip(x, 0, n - 1).astype(xp.int32)
+    if xp is np:  # a row of the identity per index: numpy's fastest way
+        return np.eye(n, dtype=np.float32)[idx].reshape(*idx.shape[:-1], -1)
+    return (idx[..., None] == xp.arange(n, dtype=xp.int32)).astype(xp.float32).reshape(*idx.shape[:-1], -1)
 
 
-def _at(obs: np.ndarray, name: str) -> np.ndarray:
+def _at(obs: Any, name: str) -> Any:
     return obs[..., OBS_LAYOUT[name][0]]
 
 
-def onehot(obs: np.ndarray, num_ranks: int, max_rolls: int) -> np.ndarray:
-    """``float32[..., onehot_size]`` from flat observations ``float32[..., 33]`` (see the module doc)."""
-    obs = np.asarray(obs, np.float32)
+def onehot(obs: Any, num_ranks: int, max_rolls: int, xp: Any = np) -> Any:
+    """``float32[..., onehot_size]`` from flat observations ``float32[..., 33]`` (see the module doc).
+
+    ``xp`` is the array namespace: ``numpy`` (the envs, the agents) or ``jax.numpy`` (the JAX PPO,
+    traced under ``jit``); the same formulas run on both."""
+    obs = xp.asarray(obs, xp.float32)
     top, r = max(num_ranks - 1, 1), num_ranks
-    faces = np.round(obs[..., 0:3] * 6)  # 1..6
-    counts = np.stack([(faces == f).sum(-1) for f in range(1, 7)], -1)  # 0..3 per face
+    faces = xp.round(obs[..., 0:3] * 6)  # 1..6
+    counts = xp.stack([(faces == f).sum(-1) for f in range(1, 7)], -1)  # 0..3 per face
     has = _at(obs, "has_lowest") > 0.5
-    rank = np.round(_at(obs, "hand_rank") * top)
-    lo = np.where(has, np.round(_at(obs, "lowest_rank") * top), r)  # slot r = no earlier hand
-    hi = np.where(has, np.round(_at(obs, "highest_rank") * top), r)
-    used = np.round(_at(obs, "rolls_used") * max_rolls)
-    limit = np.round(_at(obs, "roll_limit") * max_rolls)
+    rank = xp.round(_at(obs, "hand_rank") * top)
+    lo = xp.where(has, xp.round(_at(obs, "lowest_rank") * top), r)  # slot r = no earlier hand
+    hi = xp.where(has, xp.round(_at(obs, "highest_rank") * top), r)
+    used = xp.round(_at(obs, "rolls_used") * max_rolls)
+    limit = xp.round(_at(obs, "roll_limit") * max_rolls)
     parts = [
         obs,
-        _code(faces - 1, 6),
-        _code(counts, 4),
-        *(_code(x[..., None], r + 1) for x in (rank, lo, hi)),
-        *(_code(x[..., None], max_rolls + 1) for x in (used, limit)),
+        _code(faces - 1, 6, xp),
+        _code(counts, 4, xp),
+        *(_code(x[..., None], r + 1, xp) for x in (rank, lo, hi)),
+        *(_code(x[..., None], max_rolls + 1, xp) for x in (used, limit)),
     ]
-    return np.concatenate(parts, -1).astype(np.float32)
+    return xp.concatenate(parts, -1).astype(xp.float32)
