@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import importlib.util
-
 from .core.dice import DiceSource, RandomDice, ScriptedDice
 from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep
 from .core.game import Agent, GameState, play_game, play_round, replay_game
@@ -27,6 +25,7 @@ from .core.hands import MULTISETS, Hand, HandTable, hand_table
 from .core.records import GameRecord, RoundRecord, TurnRecord, load_games
 from .core.registry import available_agents, make_agent, register
 from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset
+from .envs.registration import register_when_imported
 
 __version__ = "0.1.0"
 
@@ -70,16 +69,8 @@ __all__ = [
 ]
 
 
-# Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium. The pure game (zanzibar_env.core) works
-# without gymnasium; tests/test_layers.py runs it in an interpreter where gymnasium cannot be imported.
-def _gymnasium_installed() -> bool:
-    try:
-        return importlib.util.find_spec("gymnasium") is not None
-    except (ImportError, ValueError):  # a finder that refuses it, or a None entry in sys.modules
-        return False
-
-
-if _gymnasium_installed():
-    from .envs.registration import register_envs
-
-    register_envs()
+# Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium, now if it is imported, else when it is:
+# ``import zanzibar_env`` imports neither gymnasium nor the dice tables (built on first use). The pure
+# game (zanzibar_env.core) works without gymnasium; tests/test_layers.py runs it where it cannot be
+# imported.
+register_when_imported()

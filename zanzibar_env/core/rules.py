@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from .hands import HandTable, hand_table
 
@@ -387,6 +386,8 @@ def _read_ruleset_file(path: Path) -> Ruleset:
         return _FILE_CACHE[key]
     if not path.is_file():
         raise ValueError(f"ruleset file {str(path)!r} is not a file")
+    import yaml  # (imported on the first ruleset read: not paid by ``import zanzibar_env``)
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as e:
