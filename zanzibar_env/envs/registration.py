@@ -52,12 +52,13 @@ class _RegisterAfterLoad:
             return None
         if spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec  # (a namespace package or a loader of the old protocol: nothing registered here)
-        spec.loader = _ThenRegister(spec.loader)
+        spec.loader = _ThenRegister(spec.loader)  # type: ignore[assignment]
         return spec
 
 
 class _ThenRegister:
-    """A loader that runs ``inner``'s and then :func:`register_envs` (everything else: ``inner``'s)."""
+    """A loader (by protocol, not a subclass: mypy is told so) that runs ``inner``'s and then
+    :func:`register_envs`; everything else is ``inner``'s."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
