@@ -16,6 +16,7 @@ Run: ``python -m benchmarks.env_speed [--seconds 2] [--ruleset classic] [--oppon
 from __future__ import annotations
 
 import argparse
+import platform
 import time
 from collections.abc import Callable
 
@@ -28,6 +29,18 @@ from zanzibar_env.envs.env import ZanzibarEnv
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 
 VECTOR_SIZES = (1, 256, 1024, 4096)
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``lscpu``'s "Model name", from ``/proc/cpuinfo``), else what Python knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
@@ -118,16 +131,18 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]
     for n in VECTOR_SIZES:
         vec = ZanzibarVectorEnv(n, ruleset=a.ruleset, opponents=a.vector_opponents, seed=a.seed)
         rows.append((f"vector env, {n} envs", *timed(vector_stepper(vec, a.seed), a.seconds)))
+    print(f"CPU: {cpu_model()}")
     print(f"ruleset {a.ruleset}; single-env opponents {a.opponents}; vector opponents {a.vector_opponents}")
     print(f"{'env':28s} {'steps/s (wall)':>15s} {'steps/s (cpu)':>15s} {'x Blackjack':>12s} {'(cpu)':>7s}")
     out = [("Blackjack-v1 (gym.make)", ref_wall, ref_cpu, 1.0)]
     out += [(name, w, c, w / ref_wall) for name, w, c in rows]
     for name, w, c, ratio in out:
         print(f"{name:28s} {w:15,.0f} {c:15,.0f} {ratio:11.2f}x {c / ref_cpu:6.2f}x")
-    single_ratio = out[1][3]
+    single_ratio, raw_ratio = out[1][3], out[2][3]
     vec4096 = out[-1][1]
+    met = "met" if min(single_ratio, raw_ratio) >= 2 else "NOT met"
     print(
-        f"target single env >= 2x Blackjack-v1: {single_ratio:.2f}x -> {'met' if single_ratio >= 2 else 'NOT met'}"
+        f"target single env >= 2x Blackjack-v1: gym.make {single_ratio:.2f}x, raw {raw_ratio:.2f}x -> {met}"
     )
     print(
         f"target vector env >= 1,000,000 steps/s at 4096 envs: {vec4096:,.0f} -> "

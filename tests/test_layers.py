@@ -46,6 +46,30 @@ def test_importing_the_package_does_not_import_torch() -> None:
     assert out.stdout.strip() == "False"
 
 
+_LIGHT_IMPORT = """
+import sys
+import zanzibar_env
+from zanzibar_env.core import kernel
+heavy = {"torch", "pettingzoo", "scipy", "gymnasium", "stable_baselines3", "yaml"}
+print(sorted(heavy & {m.split(".")[0] for m in sys.modules}))
+print(sorted(n for n in ("TRANSITION", "TRANSITION_LIST", "AFTER") if n in vars(kernel)))
+import gymnasium as gym
+env = gym.make("ZanzibarRound-v1")
+print(env.spec.id, env.reset(seed=0)[0].shape)
+print(kernel.AFTER is kernel.after_faces(), kernel.TRANSITION.tolist() == kernel.TRANSITION_LIST)
+"""
+
+
+def test_importing_the_package_is_light() -> None:
+    """``import zanzibar_env`` imports neither torch, PettingZoo, SciPy nor gymnasium (the Gymnasium ids
+    are registered when gymnasium is imported later) and builds no dice table until one is read."""
+    out = subprocess.run(
+        [sys.executable, "-c", _LIGHT_IMPORT], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:4] == ["[]", "[]", "ZanzibarRound-v1 (33,)", "True True"], out.stdout
+
+
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w.]+)", re.M)
 
 

@@ -31,6 +31,7 @@ from .core.hands import MULTISETS, Hand, HandTable, hand_table  # noqa: E402
 from .core.records import GameRecord, RoundRecord, TurnRecord, load_games  # noqa: E402
 from .core.registry import available_agents, make_agent, register  # noqa: E402
 from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset  # noqa: E402
+from .envs.registration import register_when_imported  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -74,16 +75,8 @@ __all__ = [
 ]
 
 
-# Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium. The pure game (zanzibar_env.core) works
-# without gymnasium; tests/test_layers.py runs it in an interpreter where gymnasium cannot be imported.
-def _gymnasium_installed() -> bool:
-    try:
-        return importlib.util.find_spec("gymnasium") is not None
-    except (ImportError, ValueError):  # a finder that refuses it, or a None entry in sys.modules
-        return False
-
-
-if _gymnasium_installed():
-    from .envs.registration import register_envs
-
-    register_envs()
+# Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium, now if it is imported, else when it is:
+# ``import zanzibar_env`` imports neither gymnasium nor the dice tables (built on first use). The pure
+# game (zanzibar_env.core) works without gymnasium; tests/test_layers.py runs it where it cannot be
+# imported.
+register_when_imported()

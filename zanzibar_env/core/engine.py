@@ -10,10 +10,9 @@ Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +20,6 @@ from . import kernel as K
 from . import settlement as S
 from .dice import DiceSource
 from .hands import MULTISETS, Hand
-from .kernel import AFTER as _AFTER
 from .kernel import (
     NUM_ACTIONS,
     STOP,
@@ -36,88 +34,35 @@ from .kernel import (
 from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
 from .rules import Ruleset
+from .view import RoundSnapshot, View, mask_from_keep
 
 __all__ = ["NUM_ACTIONS", "STOP", "RoundSnapshot", "RoundState", "View", "mask_from_keep"]
-
-
-class View(NamedTuple):
-    """What the acting player knows at a decision (the same information as the env observation).
-
-    Immutable; build it by keyword. ``stacks`` and ``active`` are relative to the acting seat: index
-    0 is the acting seat, then clockwise. (A named tuple: built once per decision, it is several times
-    cheaper than a frozen dataclass.)
-    """
-
-    ruleset: Ruleset
-    seat: int
-    num_players: int
-    dice: tuple[int, int, int]  # sorted ascending
-    rolls_used: int  # 1..roll_limit
-    roll_limit: int  # rolls this player may use this turn
-    is_first: bool  # this player rolls first this round
-    players_after: int  # active players still to roll after this one
-    lowest: Hand | None  # lowest hand among earlier players this round
-    lowest_count: int  # how many earlier players share it
-    highest: Hand | None  # highest hand among earlier players this round
-    earlier_payments: int  # sum of own-hand payments of earlier players (alt_chips)
-    stacks: tuple[int, ...]  # chips or lives, relative to the acting seat
-    active: tuple[bool, ...]  # still in the game, relative to the acting seat
-    #: rank of the hand the turn scores if the player stops now: the current dice under ``final_hand:
-    #: last``, the best throw of the turn so far under ``best`` (RULES.md §9); -1 if unknown
-    turn_best_rank: int = -1
-
-    @property
-    def hand(self) -> Hand:
-        """The hand the current dice make."""
-        return self.ruleset.table.score(self.dice)
-
-
-@dataclass(frozen=True, slots=True)
-class RoundSnapshot:
-    """A read-only picture of a round in progress, for renderers and narrators (seats are absolute).
-
-    ``hands`` maps each seat that has ended its turn to its hand; ``turn_rolls`` are the throws of the
-    turn in progress (sorted dice, oldest first) and ``turn_actions`` the hold masks between them;
-    ``lowest_seats`` share the lowest hand so far, in play order; ``highest_seat`` holds the highest
-    (the earliest of equal hands).
-    """
-
-    ruleset: Ruleset
-    num_players: int
-    starting_seat: int
-    order: tuple[int, ...]  # active seats in play order
-    position: int  # index in ``order`` of the player to act (== len(order) when the round is over)
-    current_seat: int | None
-    dice: tuple[int, int, int]
-    rolls_used: int
-    turn_limit: int
-    roll_limit: int
-    turn_rolls: tuple[tuple[int, int, int], ...]
-    turn_actions: tuple[int, ...]  # hold masks chosen so far in the turn in progress
-    hands: dict[int, Hand]
-    lowest_seats: tuple[int, ...]
-    highest_seat: int | None
-    earlier_payments: int
-    stacks: tuple[int, ...]
-    active: tuple[bool, ...]
-    done: bool
-
 
 _new_view: Any = tuple.__new__
 
 
-def mask_from_keep(dice: tuple[int, ...], keep: list[int] | tuple[int, ...]) -> int:
-    """The hold mask that keeps the die *values* in ``keep`` (e.g. keep ``[6, 6]`` of ``(2, 6, 6)``)."""
-    mask, used = 0, [False] * len(dice)
-    for value in keep:
-        for i, d in enumerate(dice):
-            if d == value and not used[i]:
-                used[i] = True
-                mask |= 1 << i
-                break
-        else:
-            raise ValueError(f"cannot hold a {value}: no such unheld die in {tuple(dice)}")
-    return mask
+class _RoundRules:
+    """What a round reads of its ruleset, gathered once per ruleset (:func:`_round_rules`): the kernel's
+    scalar tables (:class:`~zanzibar_env.core.kernel.ScalarTables`), the dice table keyed by faces
+    (``kernel.AFTER``) and, per multiset, what a turn that ends on it adds to the round: ``(hand,
+    category index, own-hand payment)``. Nothing here is a rule: every value is read from the kernel."""
+
+    __slots__ = (
+        "after", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask", "lives",
+        "lives_stake", "max_rolls", "rank", "sets_limit", "table",
+    )  # fmt: skip
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        k = K.scalar_tables(ruleset)
+        self.after = K.after_faces()
+        self.legal, self.legal_mask, self.instant, self.rank = k.legal, k.legal_mask, k.instant, k.rank
+        self.table, self.chips, self.lives, self.max_rolls = k.table, k.chips, k.lives, k.max_rolls
+        self.chip_stake, self.lives_stake, self.sets_limit = k.chip_stake, k.lives_stake, k.sets_limit
+        self.best_of_turn = k.best_of_turn
+        self.end = [(h, k.category[m], k.own_payment[m]) for m, h in enumerate(k.table.hands)]
+
+
+_round_rules = K.per_ruleset(_RoundRules)
 
 
 def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) -> None:
@@ -161,11 +106,11 @@ class RoundState:
     # slots: ~40 attributes are more than an instance dict shares keys for (30 in CPython 3.11), which
     # made each round's creation and every attribute read slower
     __slots__ = (
-        "_active", "_best_ms", "_best_of_turn", "_best_rank", "_cat", "_cats", "_draw", "_drawn", "_hands",
-        "_hi", "_hi_seat", "_instant", "_legal", "_legal_mask", "_limit", "_lo", "_lo_count", "_lo_seat",
-        "_max_rolls", "_ms", "_n_order", "_order", "_paid", "_paying", "_pos", "_rank", "_ranks",
-        "_relative", "_stacks", "_table_hands", "_tables", "_turn", "_turn_limit", "_turn_rolls",
-        "current_seat", "num_players", "record", "rolls_used", "ruleset", "source", "table",
+        "_active", "_after", "_best_ms", "_best_of_turn", "_best_rank", "_cats", "_draw", "_drawn",
+        "_hands", "_hi", "_hi_seat", "_instant", "_legal_mask", "_limit", "_lo", "_lo_count", "_lo_seat",
+        "_ms", "_n_order", "_order", "_paid", "_pos", "_rank", "_ranks", "_relative", "_stacks", "_tables",
+        "_turn", "_turn_limit", "_turn_rolls", "current_seat", "num_players", "record", "rolls_used",
+        "ruleset", "source", "table",
     )  # fmt: skip
 
     def __init__(
@@ -181,16 +126,14 @@ class RoundState:
         if validate:  # GameState passes validate=False for the rounds it starts itself
             _check_round_start(ruleset, stacks, starting_seat)
             stacks, starting_seat = [int(s) for s in stacks], int(starting_seat)  # numpy ints welcome
-        tables = K.scalar_tables(ruleset)
-        self.ruleset = ruleset
-        self.table = tables.table
-        self.source = dice
+        t = self._tables = _round_rules(ruleset)
+        self.ruleset, self.table, self.source, self.num_players = ruleset, t.table, dice, n
         self._draw = dice.roll
-        self.num_players = n
-        self.record = RoundRecord(starting_seat, list(stacks))
-        self._drawn = self.record.dice_drawn
+        # (every field given: no default factories to call)
+        self.record = rec = RoundRecord(starting_seat, list(stacks), 0, [], [], [], -1, [], [], False, [])
+        self._drawn = rec.dice_drawn
         self._stacks = list(stacks)
-        if tables.lives_stake:
+        if t.lives_stake:
             self._active = [s > 0 for s in stacks]
             self._order = tuple(
                 (starting_seat + k) % n for k in range(n) if self._active[(starting_seat + k) % n]
@@ -199,29 +142,20 @@ class RoundState:
             self._active = [True] * n
             self._order = _rotation(n, starting_seat)
         self._n_order = len(self._order)
-        self._tables = tables
-        self._legal, self._legal_mask, self._instant = tables.legal, tables.legal_mask, tables.instant
-        self._paying, self._cat = tables.own_payment, tables.category
-        self._pos = 0
+        self._legal_mask, self._instant, self._rank, self._after = t.legal_mask, t.instant, t.rank, t.after
+        self._best_of_turn = t.best_of_turn
+        self._pos = self._paid = self._lo_count = self._ms = self._best_ms = 0
         self._hands: dict[int, Hand] = {}
         self._relative: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}  # seat -> view.stacks/active
-        self._table_hands = tables.table.hands
         self._ranks: list[int] = []  # rank of each ended turn's hand, in play order
         self._cats: list[int] = []  # category index of each ended turn's hand, in play order
         # the public state after each turn (kernel.public_after_turn); -1 = no hand yet
         self._lo = self._lo_seat = self._hi = self._hi_seat = -1
-        self._lo_count = 0
-        self._paid = 0
-        self._limit = self._max_rolls = ruleset.max_rolls  # the round's roll limit (set by the first roller)
+        self._limit = ruleset.max_rolls  # the round's roll limit (set by the first roller)
         self.current_seat: int | None = None
-        self._ms = 0
-        self._best_rank, self._best_ms = -1, 0  # the hand the turn scores if it stops now
-        self._rank = tables.rank
-        self._best_of_turn = tables.best_of_turn
         self.rolls_used = 0
-        self._turn_limit = ruleset.max_rolls
         self._turn: TurnRecord | None = None
-        self._start_turn()
+        self._start_turn()  # sets the turn's fields: the seat, its limit, the hand it would score, ...
 
     # ---- public, read-only ------------------------------------------------------------------------
     @property
@@ -347,7 +281,7 @@ class RoundState:
 
     def legal_actions(self) -> list[int]:
         """Legal hold masks now: all 8, or only re-throw all (0) and stop (7) without holds."""
-        return [] if self.done else list(self._legal)
+        return [] if self.done else list(self._tables.legal)
 
     def view(self) -> View:
         """The acting player's view (raises if the round is over)."""
@@ -383,19 +317,19 @@ class RoundState:
     # ---- turn -----------------------------------------------------------------------------------
     def _start_turn(self) -> None:
         self.current_seat = seat = self._order[self._pos]
-        self._turn = turn = TurnRecord(seat, [], [])  # (lists given: no default factories to call)
+        self._turn = turn = TurnRecord(seat, [], [], [], "", -1)  # (every field given: no factories)
         self._turn_rolls = turn.rolls
-        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._max_rolls)
+        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._tables.max_rolls)
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)
 
     def _roll(self, hold: int) -> None:
         new = self._draw(_REROLLED[hold])
-        self._drawn.extend(new)
-        self._ms = ms = _AFTER[self._ms * 8 + hold][tuple(new)]
+        self._drawn += new
+        self._ms = ms = self._after[self._ms * 8 + hold][(*new,)]
         self.rolls_used = used = self.rolls_used + 1
-        self._turn_rolls.append(list(MULTISETS[ms]))
+        self._turn_rolls.append([*MULTISETS[ms]])
         if self._best_of_turn:
             self._best_rank, self._best_ms = best_after_roll(
                 self._best_rank, self._best_ms, self._rank[ms], ms, self.ruleset
@@ -406,19 +340,19 @@ class RoundState:
             self._end_turn()
 
     def _end_turn(self) -> None:
-        seat, turn, ms = self.current_seat, self._turn, self._best_ms
+        seat, turn = self.current_seat, self._turn
         assert seat is not None and turn is not None
-        hand = self._table_hands[ms]
-        turn.hand, turn.category, turn.rank = list(hand.dice), hand.category, hand.rank
+        hand, cat, paying = self._tables.end[self._best_ms]
+        rank = hand.rank
+        turn.hand, turn.category, turn.rank = [*hand.dice], hand.category, rank
         self.record.turns.append(turn)
         self._hands[seat] = hand
-        rank = hand.rank
         self._ranks.append(rank)
-        self._cats.append(self._cat[ms])
+        self._cats.append(cat)
         self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat = public_after_turn(
             self._lo, self._lo_count, self._lo_seat, self._hi, self._hi_seat, rank, seat
         )
-        self._paid += self._paying[ms]
+        self._paid += paying
         pos = self._pos
         self._limit = limit_after_turn(pos == 0, self.rolls_used, self._limit, self.ruleset)
         self._pos = pos = pos + 1
@@ -430,7 +364,7 @@ class RoundState:
 
     # ---- settlement (kernel: settlement.py) -------------------------------------------------------
     def _settle(self, instant: bool) -> None:
-        self.current_seat, self._turn = None, None
+        self.current_seat = self._turn = None
         rec, rules, order, tables = self.record, self.ruleset, self._order, self._tables
         rec.roll_limit = self._limit if tables.sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant

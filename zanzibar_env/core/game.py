@@ -119,7 +119,7 @@ class GameState:
             elif self.max_rounds is not None and len(record.rounds) >= self.max_rounds:
                 record.truncated = True
             else:
-                starter = self._next_starter(rec)
+                starter = next_starter(self.ruleset, self.stacks, rec.winner)
                 rnd = self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
@@ -131,9 +131,6 @@ class GameState:
             self.ruleset, rec.stacks_before, self.stacks, played, len(self.record.rounds)
         )
         return [s for s, w in enumerate(won) if w] if over else []
-
-    def _next_starter(self, rec: RoundRecord) -> int:
-        return next_starter(self.ruleset, self.stacks, rec.winner)
 
 
 def next_starter(ruleset: Ruleset, stacks: Sequence[int], winner: int) -> int:

@@ -172,8 +172,10 @@ def throw_index(faces: list[int] | tuple[int, ...]) -> int:
     return 36 * f[0] + 6 * f[1] + f[2] - 43
 
 
-def _transition_table() -> np.ndarray:
-    """``T[(m * 8 + hold) * 216 + t]``: the multiset after holding ``hold`` of ``m`` and throwing ``t``.
+@cache
+def transition_table() -> np.ndarray:
+    """``T[(m * 8 + hold) * 216 + t]``: the multiset after holding ``hold`` of ``m`` and throwing ``t``
+    (:data:`TRANSITION`; built on first use and kept).
 
     The unheld dice take the throw's digits in order (first unheld die <- first digit); the digits
     beyond the unheld dice are ignored, so each outcome of ``k`` new dice appears ``6**(3-k)`` times
@@ -191,29 +193,53 @@ def _transition_table() -> np.ndarray:
     return flat
 
 
-#: The dice transition table (flat ``int64[56 * 8 * 216]``), see :func:`_transition_table`.
-TRANSITION = _transition_table()
-#: The same table as a Python list (the scalar engine's fast read).
-TRANSITION_LIST: list[int] = TRANSITION.tolist()
+@cache
+def transition_list() -> list[int]:
+    """:data:`TRANSITION` as a Python list (:data:`TRANSITION_LIST`, the scalar engine's fast read)."""
+    return transition_table().tolist()
 
 
-def _after_faces() -> list[dict[tuple[int, ...], int]]:
-    """``AFTER[m * 8 + hold][faces]``: :data:`TRANSITION` keyed by the thrown faces (the scalar read)."""
+@cache
+def after_faces() -> list[dict[tuple[int, ...], int]]:
+    """``AFTER[m * 8 + hold][faces]``: :data:`TRANSITION` keyed by the thrown faces of the unheld dice
+    (:data:`AFTER`, the scalar read)."""
+    flat = transition_list()
     out: list[dict[tuple[int, ...], int]] = [{} for _ in range(len(MULTISETS) * NUM_ACTIONS)]
     for i, row in enumerate(out):
         k = REROLLED[i % NUM_ACTIONS]
         for t, throw in enumerate(THROWS):
-            row[throw[:k]] = TRANSITION_LIST[i * NUM_THROWS + t]
+            row[throw[:k]] = flat[i * NUM_THROWS + t]
     return out
 
 
+# The dice tables are built on first use (``import zanzibar_env`` builds none of them): the first read
+# of ``kernel.TRANSITION`` calls its builder through the module ``__getattr__`` below, which binds the
+# name, so later reads are plain attribute reads. The names and their types:
+#: The dice transition table (flat read-only ``int64[56 * 8 * 216]``), see :func:`transition_table`.
+TRANSITION: np.ndarray
+#: The same table as a Python list (the scalar engine's fast read).
+TRANSITION_LIST: list[int]
 #: :data:`TRANSITION` keyed by the faces of the unheld dice, ``AFTER[m * 8 + hold][faces]``.
-AFTER = _after_faces()
+AFTER: list[dict[tuple[int, ...], int]]
+_LAZY: dict[str, Callable[[], Any]] = {
+    "TRANSITION": transition_table,
+    "TRANSITION_LIST": transition_list,
+    "AFTER": after_faces,
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Build a lazy table (:data:`TRANSITION`, :data:`TRANSITION_LIST`, :data:`AFTER`) on first read."""
+    build = _LAZY.get(name)
+    if build is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = build()
+    return value
 
 
 def roll(ms: Number, hold: Number, throw: Number) -> Number:
     """Multiset index after holding ``hold`` of multiset ``ms`` and throwing ``throw`` (ints or arrays)."""
-    return TRANSITION.take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)  # take: TRANSITION[i], faster
+    return transition_table().take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)  # take: T[i], faster
 
 
 @cache
@@ -222,7 +248,7 @@ def transition_probs() -> tuple[np.ndarray, np.ndarray]:
     multiset ``m`` gives ``m'`` (``float64[56, 8, 56]``; ``P[m, 7]`` is the identity) and ``p3[m']`` =
     probability that a throw of all three dice gives ``m'``."""
     n = len(MULTISETS)
-    t = TRANSITION.reshape(n * NUM_ACTIONS, NUM_THROWS)
+    t = transition_table().reshape(n * NUM_ACTIONS, NUM_THROWS)
     counts = np.zeros((n * NUM_ACTIONS, n))
     np.add.at(counts, (np.arange(n * NUM_ACTIONS)[:, None], t), 1.0)
     p = (counts / NUM_THROWS).reshape(n, NUM_ACTIONS, n)

@@ -26,11 +26,13 @@ import importlib
 import re
 import sys
 from collections.abc import Callable
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
 from .checks import check_agent_object, check_seed
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "zanzibar_env.agents"
 #: ``package.module:Attr`` (the form of an entry point's value)
@@ -43,6 +45,8 @@ _ENTRY_POINTS: dict[str, metadata.EntryPoint] | None = None
 def _entry_points() -> dict[str, metadata.EntryPoint]:
     global _ENTRY_POINTS
     if _ENTRY_POINTS is None:
+        from importlib import metadata  # (imported on first use: not paid by ``import zanzibar_env``)
+
         _ENTRY_POINTS = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
     return _ENTRY_POINTS
 
@@ -90,6 +94,8 @@ def _shadowed(module: str, error: ModuleNotFoundError) -> str | None:
         return None  # the top-level name itself is missing: nothing hides it
     found = sys.modules.get(top)
     where = getattr(found, "__file__", None) or list(getattr(found, "__path__", [])) or "?"
+    from importlib import metadata
+
     owners = metadata.packages_distributions().get(top)
     if not owners:
         return None

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from .hands import HandTable, hand_table
-from .safe_load import read_yaml
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -385,6 +384,8 @@ def _read_ruleset_file(path: Path) -> Ruleset:
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     if key in _FILE_CACHE:
         return _FILE_CACHE[key]
+    from .safe_load import read_yaml  # (imports PyYAML: on the first ruleset read, not at import)
+
     data = read_yaml(path, "ruleset file")  # size, nesting, aliases and duplicate keys bounded
     rules = Ruleset.from_dict(data, source=str(path))
     _FILE_CACHE[key] = rules

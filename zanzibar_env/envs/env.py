@@ -327,11 +327,10 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         g, seat = self.game, self.seat
         assert g is not None
         winners = g.record.winners if last else []
-        reward, self._term = S.episode_step(
+        reward, self._term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
             self.rules, self.episode, self.reward_kind, rec.transfers[seat],
-            won=seat in winners, winners=len(winners), over=bool(winners),
-            alive=rec.stacks_after[seat] > 0,
-            round_result=_round_result(rec, seat, self.rules) if self.episode == "round" else 0.0,
+            seat in winners, len(winners), bool(winners), rec.stacks_after[seat] > 0,  # won, winners, over, alive
+            _round_result(rec, seat, self.rules) if self.episode == "round" else 0.0,  # round_result
         )  # fmt: skip
         self._reward += reward
         self._trunc = not self._term and last and g.record.truncated
