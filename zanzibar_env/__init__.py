@@ -22,8 +22,6 @@ install_startup_handler()  # first: Ctrl-C while a command is still importing ex
 
 from typing import Any  # noqa: E402
 
-import importlib.util  # noqa: E402
-
 from .core.dice import DiceSource, RandomDice, ScriptedDice  # noqa: E402
 from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep  # noqa: E402
 from .core.game import Agent, GameState, play_game, play_round, replay_game  # noqa: E402
