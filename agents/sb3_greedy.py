@@ -16,6 +16,7 @@ distribution, an image or non-``Box`` observation space) get ``None``: the calle
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,25 @@ _POLICIES = {
 _HUGE_NEG = -1e8  # sb3-contrib's MaskableCategorical.apply_masking
 
 
+#: Policies already checked by :func:`_recognised` (its answer), for as long as they live.
+_KNOWN: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
 def _recognised(policy: Any) -> bool:
+    """:func:`_check`'s answer for ``policy``, remembered per policy object."""
+    try:
+        return _KNOWN[policy]
+    except (KeyError, TypeError):  # (TypeError: an object without weak references, never remembered)
+        pass
+    known = _check(policy)
+    try:
+        _KNOWN[policy] = known
+    except TypeError:
+        pass
+    return known
+
+
+def _check(policy: Any) -> bool:
     """Whether ``policy`` is exactly one of :data:`_POLICIES` with its categorical distribution, a
     plain ``MlpExtractor`` and a non-image ``Box`` observation (what :func:`greedy_actions` reproduces)."""
     cls = type(policy)

@@ -130,6 +130,8 @@ def _load_safe(p: Path) -> LoadedModel:
     act_space = _discrete(data.get("action_space"), p)
     kwargs = _policy_kwargs(data.get("policy_kwargs", {}), p)
     kwargs["optimizer_class"] = _NoOptimizer  # acting needs no optimizer (torch.optim imports dynamo)
+    if algo != "DQN":  # every weight is loaded below: no QR decompositions to initialise them
+        kwargs["ortho_init"] = False
     try:
         policy = policy_cls(obs_space, act_space, lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights, strict=True)
