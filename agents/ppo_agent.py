@@ -25,6 +25,7 @@ from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.core.safe_io import is_file
 
 from zanzibar_env.agents.base import BaseAgent
+from zanzibar_env.agents.sb3_greedy import greedy_actions
 from zanzibar_env.agents.sb3_model import load_sb3
 
 
@@ -61,13 +62,20 @@ def is_maskable(model: Any) -> bool:
 
 def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Greedy actions ``int64[B]`` of ``model`` for observations ``obs`` and legal masks ``bool[8]`` or
-    ``bool[B, 8]`` (an illegal choice of a model without masks becomes 0, re-throw all)."""
+    ``bool[B, 8]`` (an illegal choice of a model without masks becomes 0, re-throw all).
+
+    Actor-critic MLP policies are run directly (:func:`zanzibar_env.agents.sb3_greedy.greedy_actions`, the
+    same actions as ``model.predict`` without its per-call overhead); others through ``model.predict``."""
     masks = np.broadcast_to(np.asarray(legal, bool), (obs.shape[0], NUM_ACTIONS))
-    if is_maskable(model):
-        # (a writable copy: torch warns on read-only arrays such as this broadcast view)
-        actions, _ = model.predict(obs, deterministic=True, action_masks=masks.copy())
-    else:
-        actions, _ = model.predict(obs, deterministic=True)
+    maskable = is_maskable(model)
+    # (a writable copy: torch warns on read-only arrays such as this broadcast view)
+    given = masks.copy() if maskable else None
+    actions = greedy_actions(model.policy, obs, given) if hasattr(model, "policy") else None
+    if actions is None:  # a policy the direct pass does not know: SB3's own predict
+        if maskable:
+            actions, _ = model.predict(obs, deterministic=True, action_masks=given)
+        else:
+            actions, _ = model.predict(obs, deterministic=True)
     actions = np.asarray(actions, np.int64).reshape(-1)
     return np.where(masks[np.arange(len(actions)), actions], actions, 0)
 

@@ -111,6 +111,14 @@ def load_sb3(path: str | Path, *, trusted: bool = False) -> Any:
         return _load_trusted(p)
 
 
+class _NoOptimizer:
+    """What a loaded policy gets for an optimizer: it acts, it is not trained further (building a
+    ``torch.optim`` optimizer imports ``torch._dynamo``, a second or more of every worker's start)."""
+
+    def __init__(self, params: Any, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+
 def _load_safe(p: Path) -> LoadedModel:
     data, weights = _read_zip(p)
     algo, policy_cls = _policy_class(data)
@@ -121,6 +129,9 @@ def _load_safe(p: Path) -> LoadedModel:
     obs_space = _box(data.get("observation_space"), p)
     act_space = _discrete(data.get("action_space"), p)
     kwargs = _policy_kwargs(data.get("policy_kwargs", {}), p)
+    kwargs["optimizer_class"] = _NoOptimizer  # acting needs no optimizer (torch.optim imports dynamo)
+    if algo != "DQN":  # every weight is loaded below: no QR decompositions to initialise them
+        kwargs["ortho_init"] = False
     try:
         policy = policy_cls(obs_space, act_space, lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights, strict=True)

@@ -203,7 +203,7 @@ def test_table_teacher_config_runs_tiny(tmp_path: Path) -> None:
                 "opponents=[optimal_game,optimal]",
                 "pretrain=table_game",
             ],
-            ["pretrain", "read stacks", "optimal_game"],
+            ["opponents", "optimal_game", "3 players"],  # refused before the pretrain check
         ),
         (
             [

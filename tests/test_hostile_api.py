@@ -270,10 +270,12 @@ def test_control_characters_never_reach_the_terminal(
     import zanzibar_env as zz
     from zanzibar_env.ui.cli import main as zanzibar
     from zanzibar_env.ui.replay import main as replay
+    from zanzibar_env.core.provenance import ruleset_digest
     from zanzibar_env.ui.table import printable
 
     rec = zz.play_game(seed=2, max_rounds=2).to_dict()
     rec["ruleset"]["name"] = "\x1b[2J\x1b[Hwiped\x07\x9b31m"
+    rec["ruleset_sha256"] = ruleset_digest(rec["ruleset"])  # a consistent record: only its text is hostile
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps(rec) + "\n")
     buf = io.StringIO()
