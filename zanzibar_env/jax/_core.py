@@ -112,8 +112,9 @@ class Core:
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
         inst: Any = self.INSTANT[s.ms] if self.instant else jnp.bool_(False)
+        me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
         s = s.replace(
-            hand_rank=s.hand_rank.at[c].set(rk), hand_cat=s.hand_cat.at[c].set(self.CAT_MS[ms]),
+            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, self.CAT_MS[ms], s.hand_cat),
             lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + self.OWN_PAY[ms],
             limit=limit, pos=pos, instant=inst,
         )  # fmt: skip
@@ -164,10 +165,12 @@ class Core:
         first throw to make) unless the episode is over."""
         R, n = self.rules, self.n
         order = (s.start + self.seats) % n  # the seat at each play position
+        back = (self.seats - s.start) % n  # the play position of each seat (gathers, not scatters)
         hr = list(s.hand_rank[order])
         losers = S.round_losers(R, hr, s.lo_rank, s.instant)
-        if R.tie_rule == "rolloff":
-            s, losers = self._rolloffs(s, losers)
+        if R.tie_rule == "rolloff":  # only a recorded turn's round rolls off (the loop runs for every
+            # table of a batch until the last is done: a table whose turn is not over would only cost time)
+            s, losers = self._rolloffs(s, [x & s.turn_over for x in losers])
         st = s.stacks[order]
         before = list(st)
         amounts: Any = None
@@ -184,8 +187,7 @@ class Core:
         term = jnp.broadcast_to(term, (n,))[me] if self.learner else over | (self.episode == "round")
         trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
         s = s.replace(
-            stacks=s.stacks.at[order].set(new), rounds=rounds, terminated=term, truncated=trunc,
-            rewards=s.rewards.at[order].add(reward),
+            stacks=new[back], rounds=rounds, terminated=term, truncated=trunc, rewards=s.rewards + reward[back],
         )  # fmt: skip
         return where(term | trunc, s, self._next_round(s))
 

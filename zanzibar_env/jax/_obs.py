@@ -53,7 +53,7 @@ class JaxEncoder:
         g2 = t[2][((s.norder - pos - 1) * nb + lo) * 8 + s.lo_count + 8]
         g3 = t[3][((lo >= 0) * nb + hi) * 9 + jnp.sign(best - lo) * 3 + jnp.sign(best - hi) + 13]
         paid = self.paid_value[s.epay]  # slot 15 (g3's last float is 0)
-        g3 = g3.at[MID.stop - 1 - 12].set(paid)
+        g3 = jnp.where(jnp.arange(4) == MID.stop - 1 - 12, paid, g3)
         return jnp.concatenate([g0, g1, g2, g3, self._tail(s.stacks, s.current_player)])
 
     def terminal(self, s: State, seat: Any) -> Any:

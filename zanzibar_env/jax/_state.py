@@ -72,6 +72,9 @@ class State:
         return "zanzibar"
 
 
+_ONE = np.array([0, 1], np.uint32)  # advances the draw counter
+
+
 def draw_u32(s: State) -> tuple[State, Array]:
     """One uniform ``uint32`` from the table's stream: a counter-based hash (``lowbias32`` of seed and
     counter, a few integer ops: cheap under ``vmap``, where ``jax.random`` would cost a threefry per draw)."""
@@ -82,7 +85,7 @@ def draw_u32(s: State) -> tuple[State, Array]:
     x = x ^ (x >> 15)
     x = x * np.uint32(0x846CA68B)
     x = x ^ (x >> 16)
-    return s.replace(rng=s.rng.at[1].add(np.uint32(1))), x
+    return s.replace(rng=s.rng + _ONE), x  # (an add, not a scatter: ``.at[1]`` is slow under vmap)
 
 
 def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Array) -> State:

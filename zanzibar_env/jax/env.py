@@ -176,9 +176,8 @@ class Env:
             s = s.replace(rng=jnp.stack([jax.random.bits(key, (), jnp.uint32), jnp.asarray(0, jnp.uint32)]))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         acted = self.core.act(s, jnp.where(legal, action, K.STOP))
-        illegal = s.replace(
-            terminated=jnp.bool_(True), rewards=s.rewards.at[s.current_player].add(self.penalty)
-        )
+        fine = jnp.where(self.core.seats == s.current_player, self.penalty, 0.0)  # (a select, not a scatter)
+        illegal = s.replace(terminated=jnp.bool_(True), rewards=s.rewards + fine)
         s = where(done | passing, s, where(legal, acted, illegal))
         s, ended = self._play(s, reset=reset, reported=False)
         s = self._finish(s)  # (reset: the new episode's observation and mask)
