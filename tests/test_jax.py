@@ -60,7 +60,13 @@ def _compiled(case: int) -> tuple[Env, Any, Any]:
     return env, jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
 
 
-@pytest.mark.parametrize("case", range(len(CASES)))
+#: Cases run by ``make test``; the rest compile for ~20-40 s each and run with ``make test-slow``.
+FAST_CASES = (0, 1)
+
+
+@pytest.mark.parametrize(
+    "case", [c if c in FAST_CASES else pytest.param(c, marks=pytest.mark.slow) for c in range(len(CASES))]
+)
 def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
     name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
     _env, init, step = _compiled(case)
@@ -94,6 +100,7 @@ def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
         assert passes > 0  # and episodes that ended before the learner's decision (a limit of one roll)
 
 
+@pytest.mark.slow
 def test_rewards_are_zero_sum_in_chip_rulesets_and_random_opponents_play_legal_masks() -> None:
     env = Env("classic", 3, opponents="random", episode="game", reward="chips", skip_no_decision=False)
     init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
@@ -129,6 +136,7 @@ def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
     assert bool(out.terminated) and float(out.rewards[0]) == -5.0
 
 
+@pytest.mark.slow
 def test_wrong_actions_are_reported_when_traced() -> None:
     env, init, step = _small()
     s = init(jax.random.PRNGKey(0))
@@ -141,6 +149,7 @@ def test_wrong_actions_are_reported_when_traced() -> None:
         jax.vmap(env.step)(states, jnp.zeros(5, jnp.int32))  # a batch of the wrong size
 
 
+@pytest.mark.slow
 def test_self_play_every_seat_acts_and_pgx_auto_reset_runs() -> None:
     env = Env("classic", 3, opponents=None, episode="round")
     step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))

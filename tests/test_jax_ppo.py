@@ -29,6 +29,7 @@ def _sets(values: list[str]) -> list[str]:
     return [a for v in values for a in ("--set", v)]
 
 
+@pytest.mark.slow  # ~40 s of compilation on 2 cores
 def test_tiny_run_trains_exports_and_evaluates(tmp_path, capsys):
     """Both env groups (self-play and `optimal`), two updates, the exact regret at each evaluation; the
     policy file loads as `jax_ppo:PATH` and gives the same exact figures."""
