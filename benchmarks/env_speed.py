@@ -16,7 +16,6 @@ Run: ``python -m benchmarks.env_speed [--seconds 2] [--ruleset classic] [--oppon
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 from collections.abc import Callable
 
@@ -27,20 +26,9 @@ import zanzibar_env  # noqa: F401  (registers the ids)
 from zanzibar_env.agents import available_agents
 from zanzibar_env.envs.env import ZanzibarEnv
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
+from zanzibar_env.train.repro import cpu_model
 
 VECTOR_SIZES = (1, 256, 1024, 4096)
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``lscpu``'s "Model name", from ``/proc/cpuinfo``), else what Python knows."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
 
 
 def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:

@@ -17,8 +17,6 @@ Run: ``python -m benchmarks.jax_speed [--envs 4096 16384] [--opponents optimal r
 from __future__ import annotations
 
 import argparse
-import platform
-import subprocess
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,18 +27,7 @@ import numpy as np
 
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 from zanzibar_env.jax import Env
-
-
-def cpu_model() -> str:
-    """``lscpu``'s model name (the platform's processor string where lscpu is missing)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        out = ""
-    for line in out.splitlines():
-        if line.startswith("Model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
+from zanzibar_env.train.repro import cpu_model
 
 
 def jax_runner(

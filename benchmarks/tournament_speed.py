@@ -12,29 +12,9 @@ Both play the very same games (the benchmark checks it); the figure is the tourn
 from __future__ import annotations
 
 import argparse
-import platform
-import subprocess
 
 from zanzibar_env.train.tournament import run_tournament
-
-
-def cpu_model() -> str:
-    """The CPU's model name (``lscpu``, else ``/proc/cpuinfo``, else the platform's processor string)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from zanzibar_env.train.repro import cpu_model
 
 
 def speed(agents: list[str], lockstep: bool, games: int, jobs: int, args: argparse.Namespace) -> tuple:
