@@ -34,7 +34,6 @@ from zanzibar_env.core import kernel as K
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.rules import MAX_PLAYERS
 from zanzibar_env.envs._batched import BatchedGame
 from zanzibar_env.envs.vector import LazyViewBatch
 from zanzibar_env.train.tournament.deals import DealContext, DealGames, Outcome, deal_plan, game_row
@@ -162,15 +161,6 @@ class LockstepGames(BatchedGame):
         self.term[s], self.trunc[s] = over, trunc
         done = over | trunc
         return s[~done], s[done]
-
-    def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stacks and active flags ``[R, 8]`` of rows ``r`` relative to seats ``a`` (``ViewBatch`` fields)."""
-        st = self.stacks[r[:, None], self._rot[a]]
-        stacks = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        active = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        stacks[:, : self.n] = st
-        active[:, : self.n] = st > 0 if self.lives else 1
-        return stacks, active
 
     # ---- what the players see -------------------------------------------------------------------
     def waiting(self) -> np.ndarray:

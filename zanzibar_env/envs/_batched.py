@@ -21,7 +21,7 @@ from ..core.dice import DiceSource
 from ..core.hands import MULTISETS
 from ..core.kernel import STOP, throw_index
 from ..core.observation import encoder
-from ..core.rules import Ruleset
+from ..core.rules import MAX_PLAYERS, Ruleset
 from ..core.streams import RowStreams
 
 _MS_DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted dice of each multiset
@@ -184,6 +184,16 @@ class BatchedGame:
             inst = self.INSTANT.take(self.ms[t])
             self.inst[t] = inst
         return K.round_over(p, self.norder[t], inst)
+
+    def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stacks and active flags ``[R, 8]`` of rows ``r`` relative to seats ``a`` (``ViewBatch`` fields,
+        padded with 0)."""
+        st = self.stacks[r[:, None], self._rot[a]]
+        stacks = np.zeros((r.size, MAX_PLAYERS), np.int64)
+        active = np.zeros((r.size, MAX_PLAYERS), np.int64)
+        stacks[:, : self.n] = st
+        active[:, : self.n] = st > 0 if self.lives else 1
+        return stacks, active
 
     def _next_active(self, r: np.ndarray, after: np.ndarray) -> np.ndarray:
         """The first seat clockwise after ``after`` that is still in the game (itself if none other)."""

@@ -24,7 +24,6 @@ from ..core import kernel as K
 from ..core.dice import DiceSource
 from ..core.engine import NUM_ACTIONS, View
 from ..core.observation import OBS_SIZE, ViewBatch
-from ..core.rules import MAX_PLAYERS
 from ..core.streams import RowStreams
 
 
@@ -168,15 +167,6 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self._cut_obs: tuple[np.ndarray, np.ndarray] | None = None  # rows cut by max_episode_steps
 
     # ---- views and opponents --------------------------------------------------------------------
-    def _rel(self, a: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stacks and active flags ``[R, 8]`` of rows ``r`` relative to seats ``a`` (padded with 0)."""
-        st = self.stacks[r[:, None], self._rot[a]]
-        stacks = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        active = np.zeros((r.size, MAX_PLAYERS), np.int64)
-        stacks[:, : self.n] = st
-        active[:, : self.n] = st > 0 if self.lives else 1
-        return stacks, active
-
     def view_field(self, name: str, r: np.ndarray) -> Any:
         """One :class:`ViewBatch` field for the acting players of rows ``r``."""
         field = _FIELD_OF.get(name)
