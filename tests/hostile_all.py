@@ -11,5 +11,6 @@ from .hostile_api import GENERATORS as _API
 from .hostile_cases import GENERATORS as _BASE
 from .hostile_faults import GENERATORS as _FAULTS
 from .hostile_files import GENERATORS as _FILES
+from .hostile_game import GENERATORS as _GAME
 
-GENERATORS = (*_BASE, *_API, *_FILES, *_FAULTS)
+GENERATORS = (*_BASE, *_API, *_GAME, *_FILES, *_FAULTS)
