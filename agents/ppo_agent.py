@@ -67,19 +67,21 @@ def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     Actor-critic MLP policies are run directly (:func:`zanzibar_env.agents.sb3_greedy.greedy_actions`: in
     numpy, the same actions as ``model.predict`` without its per-call overhead); others through
     ``model.predict``."""
-    legal = np.asarray(legal, bool)
-    masks = np.broadcast_to(legal, (obs.shape[0], NUM_ACTIONS))
+    masks = np.asarray(legal, bool)
+    if masks.ndim != 1:  # (one mask for every row is passed on as it is)
+        masks = np.broadcast_to(masks, (obs.shape[0], NUM_ACTIONS))
     maskable = is_maskable(model)
     actions = (
-        greedy_actions(model.policy, obs, legal if maskable else None) if hasattr(model, "policy") else None
+        greedy_actions(model.policy, obs, masks if maskable else None) if hasattr(model, "policy") else None
     )
     if actions is None:  # a policy the direct pass does not know: SB3's own predict
-        if maskable:  # (a writable copy: torch warns on read-only arrays such as this broadcast view)
-            actions, _ = model.predict(obs, deterministic=True, action_masks=masks.copy())
+        if maskable:  # (a writable copy: torch warns on read-only arrays such as a broadcast view)
+            given = np.broadcast_to(masks, (obs.shape[0], NUM_ACTIONS)).copy()
+            actions, _ = model.predict(obs, deterministic=True, action_masks=given)
         else:
             actions, _ = model.predict(obs, deterministic=True)
     actions = np.asarray(actions, np.int64).reshape(-1)
-    ok = legal.take(actions) if legal.ndim == 1 else masks[np.arange(len(actions)), actions]
+    ok = masks.take(actions) if masks.ndim == 1 else masks[np.arange(len(actions)), actions]
     return np.where(ok, actions, 0)
 
 

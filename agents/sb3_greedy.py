@@ -118,13 +118,17 @@ def greedy_actions(policy: Any, obs: np.ndarray, masks: np.ndarray | None) -> np
     obs = np.asarray(obs, np.float32).reshape(-1, net.in_size)
     logits = net.logits(obs)
     if masks is not None:
-        masks = _rows(masks, logits.shape)
-        logits = np.where(masks, logits, np.float32(_HUGE_NEG))
+        masks = np.asarray(masks, bool)
+        if masks.ndim != 1:  # (one mask for every row broadcasts as it is)
+            masks = masks.reshape(logits.shape)
+        if not masks.all():
+            logits = np.where(masks, logits, np.float32(_HUGE_NEG))
     actions = logits.argmax(1)
     # rows whose best two logits lie within TIE_GAP: torch decides (NaN logits are never close)
     close = np.flatnonzero(np.count_nonzero(logits > (logits.max(1) - TIE_GAP)[:, None], axis=1) > 1)
     if close.size:
-        actions[close] = torch_greedy_actions(policy, obs[close], None if masks is None else masks[close])
+        sub = masks if masks is None or masks.ndim == 1 else masks[close]
+        actions[close] = torch_greedy_actions(policy, obs[close], sub)
     return actions.astype(np.int64, copy=False)
 
 
@@ -236,7 +240,8 @@ class NumpyPolicy:
         r, m = num_ranks, max_rolls
         codes = w[OBS_SIZE:].astype(np.float64)  # (sums in float64, rounded once)
         self.w_obs = np.ascontiguousarray(w[:OBS_SIZE])
-        # a die's face minus 1, clipped to -1..6 (-1 and 6: out of range, no face counted)
+        # a die's face minus 1 as the extractor reads it (rounded, then -1..6: -1 and 6 are out of
+        # range, coded as the nearest face and counted nowhere), by face 0..7 (= the value + 1)
         f = np.arange(-1, 7)
         x = np.stack(np.meshgrid(f, f, f, indexing="ij"), -1).reshape(-1, 3)  # [512, 3]
         dice = sum(codes[np.clip(x[:, k], 0, 5) + 6 * k] for k in range(3))
@@ -251,8 +256,7 @@ class NumpyPolicy:
         top = max(r - 1, 1)
         self._scale = np.array([6, 6, 6, top, top, top, m, m], np.float32)
         self._cols = np.array([0, 1, 2, *(OBS_LAYOUT[k][0] for k in _CODED)])
-        self._high = np.array([6, 6, 6, r, r, r, m, m], np.float32)
-        self._low = np.array([-1, -1, -1, 0, 0, 0, 0, 0], np.float32)
+        self._high = np.array([7, 7, 7, r, r, r, m, m], np.float32)
 
     def _first(self, obs: np.ndarray) -> np.ndarray:
         """The first layer's output (before its activation) on observations ``obs``."""
@@ -260,16 +264,14 @@ class NumpyPolicy:
             w, b = self.layers[0]
             return obs @ w + b
         r, m = self.onehot
-        v = np.rint(obs[:, self._cols] * self._scale)  # faces 1..6, three ranks, rolls used, limit
-        v[:, 0:3] -= 1
-        v[obs[:, OBS_LAYOUT["has_lowest"][0]] <= 0.5, 4:6] = r  # no earlier hand: the last slot
-        i = np.clip(v, self._low, self._high).astype(np.int64)
-        dice = (i[:, 0] * 64 + i[:, 1] * 8 + i[:, 2]) + 73  # (faces + 1 in 0..7, base 8)
+        # faces 0..7 (1..6, and 0 or 7 out of range), three ranks, rolls used, limit (each clipped)
+        i = np.clip(np.rint(obs[:, self._cols] * self._scale), 0.0, self._high).astype(np.int64)
+        none = obs[:, OBS_LAYOUT["has_lowest"][0]] <= 0.5  # no earlier hand: the last slot
         h = obs @ self.w_obs
-        h += self.t_dice.take(dice, 0)
+        h += self.t_dice.take(i[:, 0] * 64 + i[:, 1] * 8 + i[:, 2], 0)
         h += self.t_rank.take(i[:, 3], 0)
-        h += self.t_lo.take(i[:, 4], 0)
-        h += self.t_hi.take(i[:, 5], 0)
+        h += self.t_lo.take(np.where(none, r, i[:, 4]), 0)
+        h += self.t_hi.take(np.where(none, r, i[:, 5]), 0)
         h += self.t_rolls.take(i[:, 6] * (m + 1) + i[:, 7], 0)
         return h
 
