@@ -148,7 +148,7 @@ def torch_greedy_actions(policy: Any, obs: np.ndarray, masks: np.ndarray | None)
         x = th.as_tensor(obs, device=policy.device).float()  # preprocess_obs of a non-image Box
         logits = policy.action_net(policy.mlp_extractor.forward_actor(extractor(x)))
         if masks is not None:
-            keep = th.as_tensor(np.ascontiguousarray(_rows(masks, tuple(logits.shape))), device=logits.device)
+            keep = th.as_tensor(np.array(_rows(masks, tuple(logits.shape))), device=logits.device)  # (a copy)
             logits = th.where(keep, logits, th.tensor(_HUGE_NEG, dtype=logits.dtype, device=logits.device))
         logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # torch's Categorical(logits=...)
         actions = th.argmax(th.softmax(logits, dim=-1), dim=1)  # CategoricalDistribution.mode: probs
