@@ -64,20 +64,25 @@ def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Greedy actions ``int64[B]`` of ``model`` for observations ``obs`` and legal masks ``bool[8]`` or
     ``bool[B, 8]`` (an illegal choice of a model without masks becomes 0, re-throw all).
 
-    Actor-critic MLP policies are run directly (:func:`zanzibar_env.agents.sb3_greedy.greedy_actions`, the
-    same actions as ``model.predict`` without its per-call overhead); others through ``model.predict``."""
-    masks = np.broadcast_to(np.asarray(legal, bool), (obs.shape[0], NUM_ACTIONS))
+    Actor-critic MLP policies are run directly (:func:`zanzibar_env.agents.sb3_greedy.greedy_actions`: in
+    numpy, the same actions as ``model.predict`` without its per-call overhead); others through
+    ``model.predict``."""
+    masks = np.asarray(legal, bool)
+    if masks.ndim != 1:  # (one mask for every row is passed on as it is)
+        masks = np.broadcast_to(masks, (obs.shape[0], NUM_ACTIONS))
     maskable = is_maskable(model)
-    # (a writable copy: torch warns on read-only arrays such as this broadcast view)
-    given = masks.copy() if maskable else None
-    actions = greedy_actions(model.policy, obs, given) if hasattr(model, "policy") else None
+    actions = (
+        greedy_actions(model.policy, obs, masks if maskable else None) if hasattr(model, "policy") else None
+    )
     if actions is None:  # a policy the direct pass does not know: SB3's own predict
-        if maskable:
+        if maskable:  # (a writable copy: torch warns on read-only arrays such as a broadcast view)
+            given = np.broadcast_to(masks, (obs.shape[0], NUM_ACTIONS)).copy()
             actions, _ = model.predict(obs, deterministic=True, action_masks=given)
         else:
             actions, _ = model.predict(obs, deterministic=True)
     actions = np.asarray(actions, np.int64).reshape(-1)
-    return np.where(masks[np.arange(len(actions)), actions], actions, 0)
+    ok = masks.take(actions) if masks.ndim == 1 else masks[np.arange(len(actions)), actions]
+    return np.where(ok, actions, 0)
 
 
 class ModelAgent(BaseAgent):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from zanzibar_env.agents.policy import PolicyAgent
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.dice import RandomDice
 from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.train.tournament import run_tournament
 from zanzibar_env.train.tournament.lockstep import DealDice, is_stochastic
@@ -143,3 +145,57 @@ def test_lockstep_checks_actions() -> None:
         run_tournament([Bad(), "greedy"], players=2, games=4, progress=False)
     with pytest.raises(TypeError, match="lockstep"):
         run_tournament(["greedy", "random"], games=2, lockstep="yes", progress=False)
+
+
+class EncodingSpy(BaseAgent):
+    """Greedy by a fixed linear score of the observation; checks, at every batch, that the lazy batch's
+    direct observations (the game's state arrays) are the floats ``encode_batch`` makes from its fields."""
+
+    name = "spy"
+
+    def __init__(self) -> None:
+        self.w = np.random.default_rng(0).normal(size=(33, 8))
+        self.rows = 0
+
+    def act(self, view: View) -> int:
+        return int(np.argmax(encode(view) @ self.w))
+
+    def act_batch(self, batch: ViewBatch) -> np.ndarray:
+        fields = {f.name: getattr(batch, f.name) for f in dataclasses.fields(ViewBatch)}
+        direct = encode_batch(batch)
+        assert type(batch).direct_observations is not ViewBatch.direct_observations  # the lazy batch
+        np.testing.assert_array_equal(direct, encode_batch(ViewBatch(**fields)))
+        self.rows += len(batch)
+        return np.argmax(direct @ self.w, axis=1)
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("classic", 4), ("lives", 3), ("penalty", 2), ("odd", 3)])
+def test_lockstep_batches_encode_the_state_arrays_as_the_fields(ruleset: Any, players: int) -> None:
+    if ruleset == "odd":  # the best hand of the turn counts, instant Zanzibar, no limit set by the first
+        ruleset = zz.load_ruleset(
+            "classic", final_hand="best", instant_zanzibar="worst_so_far_loses", first_roller_sets_limit=False
+        )
+    spy = EncodingSpy()
+    res = run_tournament([spy, "greedy", "random"], players=players, games=12, ruleset=ruleset, seed=3)
+    assert len(res.games) == 12 and spy.rows > 100
+    per_game = run_tournament(
+        [EncodingSpy(), "greedy", "random"],
+        players=players,
+        games=12,
+        ruleset=ruleset,
+        seed=3,
+        lockstep=False,
+    )
+    assert per_game.games == res.games
+
+
+def test_lockstep_with_learned_agents_gives_the_games_of_the_per_game_runner(tmp_path: Path) -> None:
+    """Shipped PPO baselines (the numpy greedy pass: a batch per step in lockstep, one view at a time
+    game by game) play the same games either way."""
+    pytest.importorskip("torch")
+    for agents, players in [
+        (["ppo:ppo_classic_2p", "optimal"], 2),
+        (["ppo:ppo_game_4p_teacher", "greedy"], 4),
+    ]:
+        kw = dict(players=players, games=2 * players, seed=7, max_rounds=40)
+        assert _files(tmp_path, True, 1, agents, **kw) == _files(tmp_path, False, 1, agents, **kw)  # type: ignore[arg-type]

@@ -39,7 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "rich",
         "scipy",
     ),
-    "tournament": ("openskill", "tqdm", "rich", "matplotlib", "scipy"),
+    "tournament": ("openskill", "tqdm", "rich", "matplotlib", "scipy", "threadpoolctl"),
     "zoo": ("rl_zoo3",),
     "ray": ("ray",),
     "rllib": ("ray", "torch"),

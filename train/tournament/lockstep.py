@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, cast
 
 import numpy as np
@@ -79,8 +79,15 @@ class DealDice:
         gen = np.random.default_rng(seed)
         for _ in range(k + 1):
             f = gen.integers(1, 7, size=self.buffer)
-        f1, f2 = np.append(f[1:], 1), np.append(f[2:], [1, 1])  # (past the block: never read)
-        return np.stack([36 * f - 36, 36 * f + 6 * f1 - 42, 36 * f + 6 * f1 + f2 - 43])
+        out = np.empty((3, self.buffer), np.int64)
+        one, two, three = out  # 36 (f - 1), + 6 (f1 - 1), + f2 - 1: faces past the block count as 1
+        np.multiply(f, 36, out=one)
+        one -= 36
+        two[:] = one
+        two[:-1] += 6 * f[1:] - 6
+        three[:] = two
+        three[:-2] += f[2:] - 1
+        return out
 
     def throws(self, r: np.ndarray, k: np.ndarray) -> np.ndarray:
         """One throw index of ``k[i]`` new dice (``1 <= k <= 3``) per row ``r[i]``; advances the rows."""
@@ -275,24 +282,32 @@ def play_deals(ctx: DealContext, deals: Sequence[int]) -> list[DealGames]:
     in lockstep unless records are kept; returned in the order of ``deals``."""
     if ctx.keep_records or not ctx.lockstep:
         return [play_deal(ctx, d) for d in deals]
-    with _torch_threads(1):
+    with one_thread():
         return _Lockstep(ctx, list(deals)).play()
 
 
 @contextmanager
-def _torch_threads(k: int) -> Iterator[None]:
-    """Torch (if a learned agent loaded it) on ``k`` threads meanwhile: a batch of a few hundred views
-    through a small network is faster on one thread, and jobs run side by side."""
+def one_thread() -> Iterator[None]:
+    """Torch (if a learned agent loaded it) and numpy's BLAS (when ``threadpoolctl`` is installed, as the
+    ``tournament`` extra does) on one thread meanwhile: a batch of a few hundred views through a small
+    network is faster on one thread, and jobs run side by side (threads that wait for a busy core cost
+    more than they bring)."""
     torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(k)
+    before = torch.get_num_threads() if torch is not None else None
     try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        blas: Any = nullcontext()
+    else:
+        blas = threadpool_limits(1)
+    with blas:
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(before)
 
 
 class _Lockstep:

@@ -74,6 +74,12 @@ class ViewBatch:
     def __len__(self) -> int:
         return int(self.dice.shape[0])
 
+    def direct_observations(self) -> np.ndarray | None:
+        """The batch's observations read from where its fields come from, or ``None`` (here): a batch
+        over a game's state arrays (the vector env's lazy one) encodes them directly, the floats
+        :func:`encode_batch` makes from its fields (tested). :func:`encode_batch` asks this first."""
+        return None
+
     @property
     def dice_index(self) -> np.ndarray:
         """Multiset index 0..55 of each row's dice (see ``hands.MULTISETS``)."""
@@ -309,7 +315,10 @@ def _check_batch(b: ViewBatch) -> None:
 
 def encode_batch(b: ViewBatch) -> np.ndarray:
     """Observations ``float32[B, OBS_SIZE]`` for a batch of views (``ValueError`` on a field no view
-    can hold)."""
+    can hold); a batch's :meth:`~ViewBatch.direct_observations` when it has them."""
+    direct = b.direct_observations()
+    if direct is not None:
+        return direct
     _check_batch(b)
     best = (
         b.hand_rank

@@ -421,6 +421,10 @@ class LazyViewBatch(ViewBatch):
         """The rows' multiset indices, read directly (``ViewBatch`` computes them from ``dice``)."""
         return self._game.ms[self._rows]
 
+    def direct_observations(self) -> np.ndarray:
+        """The rows' observations from the game's state arrays (``encode_rows``), not from the fields."""
+        return self._game.encode_rows(self._rows)
+
     def __getattr__(self, name: str) -> Any:  # called only for fields not computed yet
         if name.startswith("_"):
             raise AttributeError(name)
