@@ -160,17 +160,17 @@ class Core:
         t, rng, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.rng, s.dice_at))
         return s.replace(rng=rng, dice_at=at), list(t)
 
-    def settle(self, s: State) -> State:
+    def settle(self, s: State, due: Any) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
-        first throw to make) unless the episode is over."""
+        first throw to make) unless the episode is over. ``due``: the round is over (only those roll off:
+        a batch's roll-off loop runs until its last table is done)."""
         R, n = self.rules, self.n
         order = (s.start + self.seats) % n  # the seat at each play position
         back = (self.seats - s.start) % n  # the play position of each seat (gathers, not scatters)
         hr = list(s.hand_rank[order])
         losers = S.round_losers(R, hr, s.lo_rank, s.instant)
-        if R.tie_rule == "rolloff":  # only a recorded turn's round rolls off (the loop runs for every
-            # table of a batch until the last is done: a table whose turn is not over would only cost time)
-            s, losers = self._rolloffs(s, [x & s.turn_over for x in losers])
+        if R.tie_rule == "rolloff":
+            s, losers = self._rolloffs(s, [x & due for x in losers])
         st = s.stacks[order]
         before = list(st)
         amounts: Any = None
@@ -216,12 +216,13 @@ class Core:
         starter = jnp.where(s.stacks[hs] > 0, hs, self.next_active(s, hs)) if self.lives else hs
         return self.new_round(s, starter)
 
-    def turn_end(self, s: State) -> State:
-        """End the acting seat's turn: settle if the round is over, else pass to the next seat (the next
-        turn's first throw is the caller's to make, unless the episode is over)."""
+    def record(self, s: State) -> tuple[State, Any]:
+        """Record the acting seat's turn and pass to the next seat (its first throw is the caller's to
+        make); returns the state and whether the round is over (then the seat is not passed: settle)."""
         s, over = self.end_turn(s)
-        passed = s.replace(current_player=self.next_active(s, s.current_player))
-        return where(over, self.settle(s), passed)
+        return s.replace(
+            current_player=jnp.where(over, s.current_player, self.next_active(s, s.current_player))
+        ), over
 
 
 def where(cond: Any, a: Any, b: Any) -> Any:
