@@ -44,14 +44,20 @@ class Core:
         self.instant = r.instant_zanzibar != "off"
         self.best_of_turn = r.final_hand == "best"
         i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731  (kernel tables are int64 numpy)
-        self.TRANSITION = i32(K.TRANSITION)  # [(ms * 8 + hold) * 216 + throw] -> multiset (kernel.roll)
         self.REROLLED = i32(K.REROLLED)  # dice each hold mask throws again
-        self.RANK_MS, self.CAT_MS = i32(t.rank_of_multiset), i32(t.category_of_multiset)
         self.RANK_THROW = i32(t.rank_of_throw)
         self.INSTANT = jnp.asarray(K.ends_turn_at_once(r))  # bool[56]
-        self.OWN_PAY = i32(K.own_hand_payment(r))
         self.PAY = i32(K.chips_of_category(r))
         self.LIVES = i32(K.lives_lost_by_rank(r))
+        # one gather where three would do: the kernel's tables packed side by side, unpacked by _unpack
+        # (multisets < 64, ranks < 64, categories < 8, own-hand payments < 2**16)
+        info = (t.rank_of_multiset | t.category_of_multiset << 6 | K.ends_turn_at_once(r).astype(np.int64) << 9
+                | K.own_hand_payment(r) << 10)  # fmt: skip
+        assert t.rank_of_multiset.max() < 64 and t.category_of_multiset.max() < 8
+        assert 0 <= K.own_hand_payment(r).min() and K.own_hand_payment(r).max() < 1 << 15
+        self.MS_INFO = i32(info)  # [ms] -> rank | category << 6 | instant << 9 | own payment << 10
+        # [(ms * 8 + hold) * 216 + throw] -> the multiset after the throw (kernel.roll) | its info << 6
+        self.ROLL = i32(np.asarray(K.TRANSITION) | info[np.asarray(K.TRANSITION)] << 6)
         self.seats = jnp.arange(num_players, dtype=I32)
 
     # ---- dice -----------------------------------------------------------------------------------
@@ -85,14 +91,14 @@ class Core:
         r = self.rules
         s, throw = self.throw(s, jnp.where(first, 3, self.REROLLED[held]))
         base, hold = jnp.where(first, 0, s.ms), jnp.where(first, 0, held)  # first: kernel.roll(0, 0, throw)
-        ms = self.TRANSITION[(base * K.NUM_ACTIONS + hold) * K.NUM_THROWS + throw]  # kernel.roll
+        packed = self.ROLL[(base * K.NUM_ACTIONS + hold) * K.NUM_THROWS + throw]  # kernel.roll, and its info
+        ms, rank, _, inst, _ = _unpack(packed)
         rolls = jnp.where(first, 1, s.rolls + 1)
         lim = jnp.where(first, K.turn_limit(s.pos == 0, s.limit, r.max_rolls), s.tlim)
-        rank = self.RANK_MS[ms]  # before the turn's first throw: no hand (best rank -1)
         best = K.best_after_roll(
             jnp.where(first, -1, s.best_rank), jnp.where(first, 0, s.best_ms), rank, ms, r
-        )
-        over = K.turn_over(rolls, lim, self.INSTANT[ms] if self.instant else False)
+        )  # (before the turn's first throw: no hand, best rank -1)
+        over = K.turn_over(rolls, lim, inst if self.instant else False)
         return s.replace(
             ms=ms, rolls=rolls, tlim=lim, best_rank=jnp.asarray(best[0], I32), best_ms=jnp.asarray(best[1], I32),
             turn_over=over,
@@ -106,16 +112,16 @@ class Core:
 
     def end_turn(self, s: State) -> tuple[State, Any]:
         """Record the acting seat's hand; returns the state and whether the round is over."""
-        c, ms = s.current_player, s.best_ms
-        rk = self.RANK_MS[ms]
+        c = s.current_player
+        _, rk, cat, _, own = _unpack(self.MS_INFO[s.best_ms] << 6)
         lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
         inst: Any = self.INSTANT[s.ms] if self.instant else jnp.bool_(False)
         me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
         s = s.replace(
-            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, self.CAT_MS[ms], s.hand_cat),
-            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + self.OWN_PAY[ms],
+            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, cat, s.hand_cat),
+            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + own,
             limit=limit, pos=pos, instant=inst,
         )  # fmt: skip
         return s, K.round_over(pos, s.norder, inst)
@@ -223,6 +229,11 @@ class Core:
         return s.replace(
             current_player=jnp.where(over, s.current_player, self.next_active(s, s.current_player))
         ), over
+
+
+def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(multiset, rank, category, instant, own payment)`` of a packed ``Core.ROLL`` entry."""
+    return p & 63, (p >> 6) & 63, (p >> 12) & 7, (p >> 15) & 1 == 1, p >> 16
 
 
 def where(cond: Any, a: Any, b: Any) -> Any:

@@ -334,7 +334,7 @@ def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
     def one(spec: Any) -> JaxPolicy:
         if id(spec) not in built:
             table = spec if isinstance(spec, PolicyTable) else _table_of(spec, rules, n)
-            built[id(spec)] = JaxPolicy(table, rules)
+            built[id(spec)] = JaxPolicy(table, rules, n)
         return built[id(spec)]
 
     return [one(s) for s in specs] if specs is not None else [one(opponents)] * (n - 1)
