@@ -117,13 +117,17 @@ class Core:
         lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
-        inst: Any = self.INSTANT[s.ms] if self.instant else jnp.bool_(False)
+        inst: Any = self.INSTANT[s.ms] if self.instant else False
         me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
         s = s.replace(
             hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, cat, s.hand_cat),
-            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + own,
-            limit=limit, pos=pos, instant=inst,
+            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, limit=limit, pos=pos,
         )  # fmt: skip
+        # fields that never change under this ruleset stay the same arrays (no work in a loop's pass)
+        if self.rules.payment == "own_hand":
+            s = s.replace(epay=s.epay + own)
+        if self.instant:
+            s = s.replace(instant=inst)
         return s, K.round_over(pos, s.norder, inst)
 
     def next_active(self, s: State, after: Any) -> Any:
