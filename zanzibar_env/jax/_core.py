@@ -179,16 +179,18 @@ class Core:
         R, n = self.rules, self.n
         order = (s.start + self.seats) % n  # the seat at each play position
         back = (self.seats - s.start) % n  # the play position of each seat (gathers, not scatters)
-        hr = list(s.hand_rank[order])
+        hr = list(_take(s.hand_rank, order))
         losers = S.round_losers(R, hr, s.lo_rank, s.instant)
         if R.tie_rule == "rolloff":
             s, losers = self._rolloffs(s, [x & due for x in losers])
-        st = s.stacks[order]
+        st = _take(s.stacks, order)
         before = list(st)
         amounts: Any = None
         lost: Any = 0
         if self.chips:
-            amounts = S.chip_amounts(R, self.PAY, list(s.hand_cat[order]), s.hand_cat[s.hi_seat])
+            amounts = S.chip_amounts(
+                R, self.PAY, list(_take(s.hand_cat, order)), _take(s.hand_cat, s.hi_seat)
+            )
         else:
             lost = self.LIVES[s.hi_rank]
         new = jnp.stack([jnp.asarray(a, I32) for a in S.stacks_after(R, before, losers, amounts, lost)])
@@ -196,10 +198,11 @@ class Core:
         won, over = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
         reward, term = self._rewards(st, new, jnp.stack(losers), jnp.stack(won), over)
         me = (s.seat - s.start) % n  # the learner's play position
-        term = jnp.broadcast_to(term, (n,))[me] if self.learner else over | (self.episode == "round")
+        term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
         trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
         s = s.replace(
-            stacks=new[back], rounds=rounds, terminated=term, truncated=trunc, rewards=s.rewards + reward[back],
+            stacks=_take(new, back), rounds=rounds, terminated=term, truncated=trunc,
+            rewards=s.rewards + _take(reward, back),
         )  # fmt: skip
         return where(term | trunc, s, self._next_round(s))
 
@@ -225,7 +228,7 @@ class Core:
     def _next_round(self, s: State) -> State:
         """The next round: the highest hand opens it, or the next seat still in the game after it."""
         hs = s.hi_seat
-        starter = jnp.where(s.stacks[hs] > 0, hs, self.next_active(s, hs)) if self.lives else hs
+        starter = jnp.where(_take(s.stacks, hs) > 0, hs, self.next_active(s, hs)) if self.lives else hs
         return self.new_round(s, starter)
 
     def record(self, s: State) -> tuple[State, Any]:
@@ -235,6 +238,16 @@ class Core:
         return s.replace(
             current_player=jnp.where(over, s.current_player, self.next_active(s, s.current_player))
         ), over
+
+
+def _take(x: Any, i: Any) -> Any:
+    """``x[i]`` for a table's ``[n]`` array ``x`` and an index (or ``[k]`` indices) ``i`` in ``0..n-1``, as
+    ``n`` selects: under ``vmap`` a gather is a kernel of its own, selects fuse with their neighbours."""
+    i = jnp.asarray(i)
+    out = jnp.broadcast_to(x[0], i.shape)
+    for j in range(1, x.shape[0]):
+        out = jnp.where(i == j, x[j], out)
+    return out
 
 
 def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
