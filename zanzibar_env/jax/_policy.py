@@ -73,14 +73,10 @@ class JaxPolicy:
         elif t.x_kind == "own":
             x = s.epay
         if self.seats is None:
-            xs, nk, row_start, policy_start = (
-                self.xs[a],
-                self.num_keys[a],
-                self.row_start[a],
-                self.policy_start[a],
-            )
+            offsets: tuple[Any, ...] = (self.xs[a], self.num_keys[a], self.row_start[a], self.policy_start[a])
         else:  # the table size is the number of seats: Python constants, no gathers
-            xs, nk, row_start, policy_start = (int(v[self.seats]) for v in self.np_offsets)
+            offsets = tuple(int(v[self.seats]) for v in self.np_offsets)
+        xs, nk, row_start, policy_start = offsets
         key = ((lo * (MAX_PLAYERS + 1) + s.lo_count) * xs + x) * 8 + s.tlim
         inside = (key >= 0) & (key < nk)
         row = jnp.where(inside, self.rows[row_start + s.pos * nk + jnp.clip(key, 0, nk - 1)].astype(I32), -1)
