@@ -44,14 +44,22 @@ class Core:
         self.instant = r.instant_zanzibar != "off"
         self.best_of_turn = r.final_hand == "best"
         i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731  (kernel tables are int64 numpy)
-        self.TRANSITION = i32(K.TRANSITION)  # [(ms * 8 + hold) * 216 + throw] -> multiset (kernel.roll)
         self.REROLLED = i32(K.REROLLED)  # dice each hold mask throws again
-        self.RANK_MS, self.CAT_MS = i32(t.rank_of_multiset), i32(t.category_of_multiset)
         self.RANK_THROW = i32(t.rank_of_throw)
         self.INSTANT = jnp.asarray(K.ends_turn_at_once(r))  # bool[56]
-        self.OWN_PAY = i32(K.own_hand_payment(r))
         self.PAY = i32(K.chips_of_category(r))
         self.LIVES = i32(K.lives_lost_by_rank(r))
+        # one gather where three would do: the kernel's tables packed side by side, unpacked by _unpack
+        # (multisets < 64, ranks < 64, categories < 8, own-hand payments < 2**15)
+        info = (t.rank_of_multiset | K.ends_turn_at_once(r).astype(np.int64) << 6 | t.category_of_multiset << 7
+                | K.own_hand_payment(r) << 10)  # fmt: skip
+        assert t.rank_of_multiset.max() < 64 and t.category_of_multiset.max() < 8
+        assert 0 <= K.own_hand_payment(r).min() and K.own_hand_payment(r).max() < 1 << 15
+        self.MS_INFO = i32(info)  # [ms] -> rank | instant << 6 | category << 7 | own payment << 10
+        # [(ms * 8 + hold) * 216 + throw] -> the multiset after the throw (kernel.roll) | its rank and
+        # instant flag << 6: 13 bits, int16 (a table of 190 KB: fewer cache misses than int32)
+        trans = np.asarray(K.TRANSITION)
+        self.ROLL = jnp.asarray((trans | (info[trans] & 127) << 6).astype(np.int16))
         self.seats = jnp.arange(num_players, dtype=I32)
 
     # ---- dice -----------------------------------------------------------------------------------
@@ -85,14 +93,14 @@ class Core:
         r = self.rules
         s, throw = self.throw(s, jnp.where(first, 3, self.REROLLED[held]))
         base, hold = jnp.where(first, 0, s.ms), jnp.where(first, 0, held)  # first: kernel.roll(0, 0, throw)
-        ms = self.TRANSITION[(base * K.NUM_ACTIONS + hold) * K.NUM_THROWS + throw]  # kernel.roll
+        packed = self.ROLL[(base * K.NUM_ACTIONS + hold) * K.NUM_THROWS + throw]  # kernel.roll, and its info
+        ms, rank, inst, _, _ = _unpack(packed.astype(I32))
         rolls = jnp.where(first, 1, s.rolls + 1)
         lim = jnp.where(first, K.turn_limit(s.pos == 0, s.limit, r.max_rolls), s.tlim)
-        rank = self.RANK_MS[ms]  # before the turn's first throw: no hand (best rank -1)
         best = K.best_after_roll(
             jnp.where(first, -1, s.best_rank), jnp.where(first, 0, s.best_ms), rank, ms, r
-        )
-        over = K.turn_over(rolls, lim, self.INSTANT[ms] if self.instant else False)
+        )  # (before the turn's first throw: no hand, best rank -1)
+        over = K.turn_over(rolls, lim, inst if self.instant else False)
         return s.replace(
             ms=ms, rolls=rolls, tlim=lim, best_rank=jnp.asarray(best[0], I32), best_ms=jnp.asarray(best[1], I32),
             turn_over=over,
@@ -106,18 +114,22 @@ class Core:
 
     def end_turn(self, s: State) -> tuple[State, Any]:
         """Record the acting seat's hand; returns the state and whether the round is over."""
-        c, ms = s.current_player, s.best_ms
-        rk = self.RANK_MS[ms]
+        c = s.current_player
+        _, rk, _, cat, own = _unpack(self.MS_INFO[s.best_ms] << 6)
         lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
-        inst: Any = self.INSTANT[s.ms] if self.instant else jnp.bool_(False)
+        inst: Any = self.INSTANT[s.ms] if self.instant else False
         me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
         s = s.replace(
-            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, self.CAT_MS[ms], s.hand_cat),
-            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, epay=s.epay + self.OWN_PAY[ms],
-            limit=limit, pos=pos, instant=inst,
+            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, cat, s.hand_cat),
+            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, limit=limit, pos=pos,
         )  # fmt: skip
+        # fields that never change under this ruleset stay the same arrays (no work in a loop's pass)
+        if self.rules.payment == "own_hand":
+            s = s.replace(epay=s.epay + own)
+        if self.instant:
+            s = s.replace(instant=inst)
         return s, K.round_over(pos, s.norder, inst)
 
     def next_active(self, s: State, after: Any) -> Any:
@@ -160,23 +172,25 @@ class Core:
         t, rng, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.rng, s.dice_at))
         return s.replace(rng=rng, dice_at=at), list(t)
 
-    def settle(self, s: State) -> State:
+    def settle(self, s: State, due: Any) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
-        first throw to make) unless the episode is over."""
+        first throw to make) unless the episode is over. ``due``: the round is over (only those roll off:
+        a batch's roll-off loop runs until its last table is done)."""
         R, n = self.rules, self.n
         order = (s.start + self.seats) % n  # the seat at each play position
         back = (self.seats - s.start) % n  # the play position of each seat (gathers, not scatters)
-        hr = list(s.hand_rank[order])
+        hr = list(_take(s.hand_rank, order))
         losers = S.round_losers(R, hr, s.lo_rank, s.instant)
-        if R.tie_rule == "rolloff":  # only a recorded turn's round rolls off (the loop runs for every
-            # table of a batch until the last is done: a table whose turn is not over would only cost time)
-            s, losers = self._rolloffs(s, [x & s.turn_over for x in losers])
-        st = s.stacks[order]
+        if R.tie_rule == "rolloff":
+            s, losers = self._rolloffs(s, [x & due for x in losers])
+        st = _take(s.stacks, order)
         before = list(st)
         amounts: Any = None
         lost: Any = 0
         if self.chips:
-            amounts = S.chip_amounts(R, self.PAY, list(s.hand_cat[order]), s.hand_cat[s.hi_seat])
+            amounts = S.chip_amounts(
+                R, self.PAY, list(_take(s.hand_cat, order)), _take(s.hand_cat, s.hi_seat)
+            )
         else:
             lost = self.LIVES[s.hi_rank]
         new = jnp.stack([jnp.asarray(a, I32) for a in S.stacks_after(R, before, losers, amounts, lost)])
@@ -184,10 +198,11 @@ class Core:
         won, over = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
         reward, term = self._rewards(st, new, jnp.stack(losers), jnp.stack(won), over)
         me = (s.seat - s.start) % n  # the learner's play position
-        term = jnp.broadcast_to(term, (n,))[me] if self.learner else over | (self.episode == "round")
+        term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
         trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
         s = s.replace(
-            stacks=new[back], rounds=rounds, terminated=term, truncated=trunc, rewards=s.rewards + reward[back],
+            stacks=_take(new, back), rounds=rounds, terminated=term, truncated=trunc,
+            rewards=s.rewards + _take(reward, back),
         )  # fmt: skip
         return where(term | trunc, s, self._next_round(s))
 
@@ -213,15 +228,32 @@ class Core:
     def _next_round(self, s: State) -> State:
         """The next round: the highest hand opens it, or the next seat still in the game after it."""
         hs = s.hi_seat
-        starter = jnp.where(s.stacks[hs] > 0, hs, self.next_active(s, hs)) if self.lives else hs
+        starter = jnp.where(_take(s.stacks, hs) > 0, hs, self.next_active(s, hs)) if self.lives else hs
         return self.new_round(s, starter)
 
-    def turn_end(self, s: State) -> State:
-        """End the acting seat's turn: settle if the round is over, else pass to the next seat (the next
-        turn's first throw is the caller's to make, unless the episode is over)."""
+    def record(self, s: State) -> tuple[State, Any]:
+        """Record the acting seat's turn and pass to the next seat (its first throw is the caller's to
+        make); returns the state and whether the round is over (then the seat is not passed: settle)."""
         s, over = self.end_turn(s)
-        passed = s.replace(current_player=self.next_active(s, s.current_player))
-        return where(over, self.settle(s), passed)
+        return s.replace(
+            current_player=jnp.where(over, s.current_player, self.next_active(s, s.current_player))
+        ), over
+
+
+def _take(x: Any, i: Any) -> Any:
+    """``x[i]`` for a table's ``[n]`` array ``x`` and an index (or ``[k]`` indices) ``i`` in ``0..n-1``, as
+    ``n`` selects: under ``vmap`` a gather is a kernel of its own, selects fuse with their neighbours."""
+    i = jnp.asarray(i)
+    out = jnp.broadcast_to(x[0], i.shape)
+    for j in range(1, x.shape[0]):
+        out = jnp.where(i == j, x[j], out)
+    return out
+
+
+def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(multiset, rank, instant, category, own payment)`` of a ``Core.ROLL`` entry (the first three) or
+    of ``Core.MS_INFO[ms] << 6`` (the last four)."""
+    return p & 63, (p >> 6) & 63, (p >> 12) & 1 == 1, (p >> 13) & 7, p >> 16
 
 
 def where(cond: Any, a: Any, b: Any) -> Any:

@@ -203,42 +203,63 @@ class Env:
         and play on). Returns the state and ``(ended, terminated, truncated, rewards)`` of the first
         episode that ended (``reported``: ends are skips, as ``skip_no_decision``: nothing is kept).
 
-        Each pass of the loop is one event, computed branch-free (``vmap`` computes every branch anyway):
-        an ended episode begins again, a finished turn is recorded (and the round settled), or an opponent
-        decides; then at most one throw: a new turn's first, or the opponent's re-throw."""
+        Two nested loops, so that the settlement is computed once per round, not once per event (under
+        ``vmap`` every table computes every branch of a pass): the inner loop (:meth:`_turns`) plays
+        events until the caller's decision or a round's last turn; then the round is settled where one
+        is over, a new episode begun where one ended (``reset``), and the next turn's first throw made;
+        the outer loop repeats that until the caller's decision."""
         core = self.core
         zero = jnp.zeros_like(s.rewards)
 
-        def over(s: State) -> Any:
-            return s.terminated | s.truncated
+        def again(s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[Any, State, tuple[Any, Any, Any, Any]]:
+            """A new episode where one ended (``reset``; without ``skip`` only the first end of the step)."""
+            if not reset:
+                return jnp.bool_(False), s, rep
+            is_new = _over(s) if self.skip else _over(s) & ~rep[0]
+            fresh, rep2 = self._again(s, rep)
+            return is_new, where(is_new, fresh, s), where(is_new, rep2, rep)
 
         def body(c: tuple[State, Any]) -> tuple[State, Any]:
             s, rep = c
-            is_new = over(s) if reset else jnp.bool_(False)  # begin a new episode
-            is_end = s.turn_over & ~is_new  # record the turn (settle the round)
-            ended = core.turn_end(s)
-            first = is_new | (is_end & ~over(ended))  # a turn begins: its first throw
-            if self.self_play:
-                t, hold = where(is_end, ended, s), jnp.asarray(0, I32)
-            else:
-                opp, hold = self._opponent(s)
-                t = where(is_end, ended, opp)
-            if reset:
-                fresh, rep2 = self._again(s, rep)
-                t, rep = where(is_new, fresh, t), where(is_new, rep2, rep)
-            stop = ~first & (hold == K.STOP)
-            rolled = core.roll(t, jnp.where(first, 0, hold), first)
-            t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
-            return t, rep
+            s, due = self._turns(s)
+            s = where(due, core.settle(s, due), s)  # (the next round begun where the episode goes on)
+            is_new, s, rep = again(s, rep)
+            first = is_new | (due & ~_over(s))  # a turn begins: its first throw
+            return where(first, core.roll(s, 0, jnp.bool_(True)), s), rep
 
         if reset and self.skip:
-            cond = lambda c: ~(self._waits(c[0]) & ~over(c[0]))  # noqa: E731
+            cond = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
         elif reset:  # a second end in the step: the new episode ended before a decision (passing)
-            cond = lambda c: ~(self._waits(c[0]) | (over(c[0]) & c[1][0]))  # noqa: E731
+            cond = lambda c: ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))  # noqa: E731
         else:
-            cond = lambda c: ~(self._waits(c[0]) | over(c[0]))  # noqa: E731
+            cond = lambda c: ~(self._waits(c[0]) | _over(c[0]))  # noqa: E731
         f = jnp.bool_(False)
         return lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero)))
+
+    def _turns(self, s: State) -> tuple[State, Any]:
+        """Play events until the caller's decision, the episode's end or a round's last turn recorded
+        (returns the state and that flag: the round is to be settled). Each pass is one event, computed
+        branch-free: a finished turn is recorded (and the next seat's first throw made), or an opponent
+        decides (and re-throws)."""
+        core = self.core
+
+        def body(c: tuple[State, Any]) -> tuple[State, Any]:
+            s, _ = c
+            is_end = s.turn_over  # record the turn
+            recorded, last = core.record(s)
+            if self.self_play:
+                t, hold = where(is_end, recorded, s), jnp.asarray(0, I32)
+            else:
+                opp, hold = self._opponent(s)
+                t = where(is_end, recorded, opp)
+            first = is_end & ~last  # the next seat's turn begins: its first throw
+            stop = ~is_end & (hold == K.STOP)
+            rolled = core.roll(t, jnp.where(first, 0, hold), first)
+            t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
+            return t, is_end & last
+
+        cond = lambda c: ~(self._waits(c[0]) | _over(c[0]) | c[1])  # noqa: E731
+        return lax.while_loop(cond, body, (s, jnp.bool_(False)))
 
     def _again(self, s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[State, tuple[Any, Any, Any, Any]]:
         """A new episode after one that ended in this step; keeps the first ended episode's report."""
@@ -271,6 +292,10 @@ class Env:
             s2, ak = p(s)
             s, a = where(mine, s2, s), jnp.where(mine, ak, a)
         return s, a
+
+
+def _over(s: State) -> Any:
+    return s.terminated | s.truncated
 
 
 def _passing(s: State) -> Any:
@@ -309,7 +334,7 @@ def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
     def one(spec: Any) -> JaxPolicy:
         if id(spec) not in built:
             table = spec if isinstance(spec, PolicyTable) else _table_of(spec, rules, n)
-            built[id(spec)] = JaxPolicy(table, rules)
+            built[id(spec)] = JaxPolicy(table, rules, n)
         return built[id(spec)]
 
     return [one(s) for s in specs] if specs is not None else [one(opponents)] * (n - 1)
