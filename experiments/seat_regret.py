@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.core.engine import STOP
 from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.kernel import legal_mask, transition_probs
 
 from zanzibar_env.agents.exact import agent_policy, decision_states, exploitability, solve_round
 from zanzibar_env.agents.exact.round import Level, RoundSpec, position_turns
-from zanzibar_env.agents.exact.turn import NUM_MULTISETS, _action_values, backward
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, backward
 from zanzibar_env.agents.registry import make_agent
 
 
@@ -59,10 +60,11 @@ def decision_gaps(
         live = tp.limit > r
         if spec.instant_m is not None:
             dist[:, spec.instant_m] = 0.0
-        q = _action_values(us[r + 1], tp.stop_at(r))
-        best = np.where(legal, q, -np.inf).max(-1)
+        qv = np.einsum("man,sn->sma", p, us[r + 1])  # each action's value, optimal play afterwards
+        qv[:, :, STOP] = tp.stop_at(r)
+        best = np.where(legal, qv, -np.inf).max(-1)
         pr = probs[:, r - 1]
-        gap[:, r - 1] = np.where(live[:, None], best - (q * pr).sum(-1), 0.0)
+        gap[:, r - 1] = np.where(live[:, None], best - (qv * pr).sum(-1), 0.0)
         reach[:, r - 1] = np.where(live[:, None], dist, 0.0)
         moved = np.einsum("sm,sma,man->sn", dist, pr[..., :7], p[:, :7, :])
         dist = np.where(live[:, None], moved, 0.0)
