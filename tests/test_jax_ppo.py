@@ -59,6 +59,9 @@ def test_tiny_run_trains_exports_and_evaluates(tmp_path, capsys):
         ("opponent=greedyy", "config key 'opponent': bad value 'greedyy'"),
         ("batch_size=3000", "a divisor of n_steps * num_envs"),
         ("net_arch=[]", "config key 'net_arch'"),
+        ("seat=left", "config key 'seat': bad value 'left'"),
+        ("first_frac=1.5", "config key 'first_frac': bad value '1.5'"),
+        ("first_frac=0.3", "config key 'first_frac': bad value '0.3'; allowed: the default 0.5 unless seat"),
     ],
 )
 def test_bad_config_is_a_clear_error(override, message, capsys):
@@ -66,6 +69,16 @@ def test_bad_config_is_a_clear_error(override, message, capsys):
         load_jax_config(None, [override])
     assert main(["--set", override]) == 2
     assert message.split("'")[0] in capsys.readouterr().err
+
+
+def test_split_seats_fix_the_learner_first_in_first_frac_of_the_bot_envs():
+    from zanzibar_env.train.jax_env import make_groups
+
+    cfg = load_jax_config(None, ["num_envs=64", "self_play_frac=0.25", "seat=split", "first_frac=0.25"])
+    groups = [(g.size, g.self_play, g.env.fixed_seat) for g in make_groups(cfg)]
+    assert groups == [(16, True, None), (12, False, 0), (36, False, 1)]
+    cfg = load_jax_config(None, ["num_envs=64", "self_play_frac=0", "seat=split", "first_frac=0"])
+    assert [(g.size, g.env.fixed_seat) for g in make_groups(cfg)] == [(64, 1)]
 
 
 def test_self_play_needs_a_zero_sum_ruleset():
@@ -79,7 +92,7 @@ def test_gae_flips_sign_where_the_other_seat_moves():
     target is -r (zero-sum) and seat 1's is r; with lambda 0 seat 0's target is -V(seat 1's state)."""
     r, v0, v1 = 1.5, 0.25, -0.5
     t = Transition(
-        obs=jnp.zeros((2, 1, 33)), mask=jnp.ones((2, 1, 8), bool), action=jnp.zeros((2, 1), jnp.int32),
+        x=jnp.zeros((2, 1, 33)), mask=jnp.ones((2, 1, 8), bool), action=jnp.zeros((2, 1), jnp.int32),
         logp=jnp.zeros((2, 1)), value=jnp.array([[v0], [v1]]), reward=jnp.array([[0.0], [r]]),
         done=jnp.array([[False], [True]]), same=jnp.array([[False], [False]]),
     )  # fmt: skip

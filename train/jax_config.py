@@ -23,7 +23,7 @@ from zanzibar_env.train.config import apply, config_field, config_meta, parse_ov
 from zanzibar_env.train.config_checks import bad_value
 
 DEFAULT_JAX_CONFIG = CONFIG_DIR / "jax_ppo_classic_2p.yaml"
-#: Opponents the JAX env plays inside ``step`` (the learner's seat is drawn per episode).
+#: Opponents the JAX env plays inside ``step`` (the learner's seat: the config key ``seat``).
 JAX_OPPONENTS = ("optimal", "random")
 _BIG = 10**12
 
@@ -40,10 +40,14 @@ class JaxPPOConfig:
     )
     seat: str | int = config_field(
         "random",
-        "the learner's seat in the envs against the bot: an integer or 'random' (per episode)",
-        choices=("random",),
+        "the learner's seat in the envs against the bot: an integer, 'random' (drawn per episode) or "
+        "'split' (fixed per env: first_frac of them roll first, the rest second)",
+        choices=("random", "split"),
         lo=0,
         kind="int",
+    )
+    first_frac: float = config_field(
+        0.5, "with seat 'split': share of the envs against the bot where the learner rolls first", lo=0, hi=1
     )
     self_play_frac: float = config_field(
         0.5, "share of envs where the learner plays every seat (its own opponent)", lo=0, hi=1
@@ -137,6 +141,10 @@ def check_jax_config(cfg: JaxPPOConfig) -> JaxPPOConfig:
         )
     if isinstance(cfg.seat, int) and cfg.seat >= cfg.num_players:
         raise bad_value("seat", cfg.seat, f"'random' or a seat 0-{cfg.num_players - 1}")
+    if cfg.first_frac != JaxPPOConfig.first_frac and cfg.seat != "split":
+        raise bad_value(
+            "first_frac", cfg.first_frac, f"the default {JaxPPOConfig.first_frac} unless seat is 'split'"
+        )
     if cfg.batch_size > cfg.rollout:
         raise bad_value("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.rollout}")
     if cfg.rollout % cfg.batch_size:

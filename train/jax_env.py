@@ -46,12 +46,16 @@ class EnvGroup:
 
 
 def make_groups(cfg: JaxPPOConfig) -> list[EnvGroup]:
-    """The self-play group (``self_play_frac`` of the envs) and the group against ``opponent`` (the rest);
-    a group of no envs is left out."""
+    """The self-play group (``self_play_frac`` of the envs) and the group against ``opponent`` (the rest;
+    under ``seat: split`` two groups, the learner rolling first in ``first_frac`` of them and second in
+    the others); a group of no envs is left out."""
     n_self = round(cfg.num_envs * cfg.self_play_frac)
-    sizes = {None: n_self, cfg.opponent: cfg.num_envs - n_self}
+    n_bot = cfg.num_envs - n_self
+    n_first = round(n_bot * cfg.first_frac) if cfg.seat == "split" else 0
+    bots = [(0, n_first), (1, n_bot - n_first)] if cfg.seat == "split" else [(cfg.seat, n_bot)]
+    groups = [(None, "random", n_self)] + [(cfg.opponent, seat, k) for seat, k in bots]
     return [
-        EnvGroup(Env(cfg.ruleset, cfg.num_players, opponents=o, seat=cfg.seat, skip_no_decision=True), k)
-        for o, k in sizes.items()
+        EnvGroup(Env(cfg.ruleset, cfg.num_players, opponents=o, seat=seat, skip_no_decision=True), k)
+        for o, seat, k in groups
         if k
     ]

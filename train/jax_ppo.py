@@ -18,8 +18,9 @@ Two kinds of envs share each rollout (``self_play_frac``):
   (``V_me(s') = -V_other(s')``), and GAE's recursion flips the sign of the later advantage in the same
   way. The first roller's last decision is then judged by the critic's value of the second roller's
   position, not by the second roller's dice alone: less noise than the round's result.
-* **against a bot** (``opponent``, played inside the env's ``step``; the learner's seat is drawn per
-  episode): the learner's decisions are its own consecutive steps.
+* **against a bot** (``opponent``, played inside the env's ``step``; the learner's ``seat`` fixed, drawn
+  per episode, or fixed per env with ``first_frac`` of them rolling first under ``split``): the
+  learner's decisions are its own consecutive steps.
 
 At the end the policy's weights are written to ``policy.npz`` in the run directory
 (:mod:`zanzibar_env.agents.jax_ppo_agent` reads them with numpy, no JAX needed: the agent
@@ -105,7 +106,11 @@ class Net:
     def __call__(self, params: Params, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
         """``(log-probabilities [B, 8], value [B])``; illegal actions get probability 0 (a finite logit of
         -1e9, so that no gradient meets ``0 * inf``)."""
-        x = self.features(obs)
+        return self.heads(params, self.features(obs), mask)
+
+    def heads(self, params: Params, x: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """:meth:`__call__` on features ``x`` already computed (the rollout stores them once: the update
+        reads each row ``n_epochs`` times)."""
         logits = jnp.where(mask, mlp(params["actor"], x, self.act), -1e9)
         return jax.nn.log_softmax(logits), mlp(params["critic"], x, self.act)[..., 0]
 
@@ -113,7 +118,7 @@ class Net:
 class Transition(NamedTuple):
     """One step of every env (arrays ``[num_envs, ...]``; stacked ``[n_steps, num_envs, ...]`` by the scan)."""
 
-    obs: jax.Array  # float32[33], the flat observation of the seat to move
+    x: jax.Array  # float32[in_size], the network's input: features of the mover's observation (the first 33)
     mask: jax.Array  # bool[8], its legal actions
     action: jax.Array  # int32
     logp: jax.Array  # float32: log-probability of the action when it was sampled
@@ -163,10 +168,10 @@ def ppo_loss(
     ent: jax.Array | float,
 ) -> tuple[jax.Array, dict[str, jax.Array]]:
     """Clipped surrogate + ``vf_coef`` * value MSE - ``ent`` * entropy (advantages normalised per batch)."""
-    logp_all, value = net(params, batch.obs, batch.mask)
+    logp_all, value = net.heads(params, batch.x, batch.mask)
     logp = jnp.take_along_axis(logp_all, batch.action[:, None], 1)[:, 0]
     ratio = jnp.exp(logp - batch.logp)
-    a = normalise(adv, batch.obs[:, IS_FIRST] > 0.5) if cfg.adv_norm == "seat" else adv
+    a = normalise(adv, batch.x[:, IS_FIRST] > 0.5) if cfg.adv_norm == "seat" else adv
     if cfg.adv_norm == "batch":
         a = (adv - adv.mean()) / (adv.std() + 1e-8)
     pg = -jnp.minimum(ratio * a, jnp.clip(ratio, 1 - cfg.clip_range, 1 + cfg.clip_range) * a).mean()
@@ -217,9 +222,9 @@ class Trainer:
             carry: tuple[list[Any], jax.Array], _: None
         ) -> tuple[tuple[list[Any], jax.Array], Transition]:
             envs, key = carry
-            obs = jnp.concatenate([g.obs(e) for g, e in zip(self.groups, envs, strict=True)])
+            x = self.net.features(jnp.concatenate([g.obs(e) for g, e in zip(self.groups, envs, strict=True)]))
             mask = jnp.concatenate([g.mask(e) for g, e in zip(self.groups, envs, strict=True)])
-            logp_all, value = self.net(params, obs, mask)
+            logp_all, value = self.net.heads(params, x, mask)
             key, k_act = jax.random.split(key)
             action = jax.random.categorical(k_act, logp_all).astype(jnp.int32)
             logp = jnp.take_along_axis(logp_all, action[:, None], 1)[:, 0]
@@ -230,7 +235,7 @@ class Trainer:
                 parts.append(out)
                 at += g.size
             reward, done, same = (jnp.concatenate([p[i] for p in parts]) for i in range(3))
-            return (new, key), Transition(obs, mask, action, logp, value, reward, done, same)
+            return (new, key), Transition(x, mask, action, logp, value, reward, done, same)
 
         (envs, key), traj = jax.lax.scan(step, (envs, key), None, self.cfg.n_steps)
         obs = jnp.concatenate([g.obs(e) for g, e in zip(self.groups, envs, strict=True)])
