@@ -54,9 +54,9 @@ class _RoundRules:
     kernel."""
 
     __slots__ = (
-        "after", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask", "legal_set",
-        "limit_after", "lives", "lives_stake", "max_rolls", "rank", "round_ends", "sets_limit", "table",
-        "turn_ends", "turn_limits",
+        "after", "amounts", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask",
+        "legal_set", "limit_after", "lives", "lives_stake", "losers", "max_rolls", "rank", "round_ends",
+        "sets_limit", "stacks_after", "table", "turn_ends", "turn_limits",
     )  # fmt: skip
 
     def __init__(self, ruleset: Ruleset) -> None:
@@ -67,6 +67,9 @@ class _RoundRules:
         self.table, self.chips, self.lives, self.max_rolls = k.table, k.chips, k.lives, k.max_rolls
         self.chip_stake, self.lives_stake, self.sets_limit = k.chip_stake, k.lives_stake, k.sets_limit
         self.best_of_turn = k.best_of_turn
+        # the settlement's rules for this ruleset (settlement.round_losers, chip_amounts, stacks_after)
+        self.losers, self.amounts = S.losers_rule(ruleset), S.amounts_rule(ruleset)
+        self.stacks_after = S.stacks_rule(ruleset)
         self.end = [
             (h, k.category[m], k.own_payment[m], h.rank, h.category, h.dice)
             for m, h in enumerate(k.table.hands)
@@ -415,23 +418,23 @@ class RoundState:
     # ---- settlement (kernel: settlement.py) -------------------------------------------------------
     def _settle(self, instant: bool) -> None:
         self.current_seat, self._legal_now = None, _NO_ACTIONS
-        rec, rules, order, tables = self.record, self.ruleset, self._order, self._tables
+        rec, order, tables = self.record, self._order, self._tables
         rec.roll_limit = self._limit if tables.sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant
         rec.winner = hi = self._hi_seat
         ranks, cats, n = self._ranks, self._cats, self._n_order
         if len(ranks) < n:  # seats skipped by an instant top hand: no hand, pay by the top hand (category 0)
             ranks, cats = ranks + [-1] * (n - len(ranks)), cats + [0] * (n - len(cats))
-        losers = S.round_losers(rules, ranks, self._lo, instant)
+        losers = tables.losers(ranks, self._lo, instant)
         if S.may_tie(self._lo_count, instant) and sum(losers) > 1:  # else one loser: the lowest hand's seat
-            losers = S.rolloff(rules, losers, self._rolloff_throws)
+            losers = S.rolloff(self.ruleset, losers, self._rolloff_throws)
         rec.losers = list(compress(order, losers))
         stacks = self._stacks
         amounts = None
         if tables.chip_stake:
-            amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(hi)])
-        after = S.stacks_after(
-            rules, list(map(stacks.__getitem__, order)), losers, amounts, tables.lives[self._hi]
+            amounts = tables.amounts(tables.chips, cats, cats[order.index(hi)])
+        after = tables.stacks_after(
+            list(map(stacks.__getitem__, order)), losers, amounts, tables.lives[self._hi]
         )
         for s, a in zip(order, after):  # noqa: B905
             stacks[s] = a

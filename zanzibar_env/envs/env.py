@@ -234,15 +234,16 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return self._outputs(records)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self.game is None:
-            raise U.ResetNeeded("call reset() before step()")
-        if self._ended and not self._passing:
-            raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
-        if self._passing:
+        g = self.game
+        if g is None or self._ended:
+            if g is None:
+                raise U.ResetNeeded("call reset() before step()")
+            if not self._passing:
+                raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
             self._passing = False
             records: list[RoundRecord] = []
         else:
-            self.game.act(action)  # the engine checks it (kernel.check_action)
+            g.act(action)  # the engine checks it (kernel.check_action)
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
