@@ -9,8 +9,13 @@ Actions are uniform random (legal in every shipped ruleset); episodes are reset 
 are wall-clock steps/s and CPU-time steps/s of this process, with both ratios to Blackjack-v1.
 Targets: single env >= 2x Blackjack-v1, vector env >= 1,000,000 steps/s at 4096 envs.
 
+``--instructions`` then counts instructions per step of the raw and ``gym.make`` Zanzibar env and of
+Blackjack-v1 (raw and ``gym.make``) under valgrind's callgrind (:mod:`benchmarks.step_instructions`;
+``--steps``, ``--warmup``, ``--valgrind``) and prints their ratios beside the timed ones: a ratio that
+does not move with the CPU or the load.
+
 Run: ``python -m benchmarks.env_speed [--seconds 2] [--ruleset classic] [--opponents random]
-[--vector-opponents greedy]``
+[--vector-opponents greedy] [--instructions [--steps 10000] [--warmup 2000]]``
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from zanzibar_env.agents import available_agents
 from zanzibar_env.envs.env import ZanzibarEnv
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 from zanzibar_env.train.repro import cpu_model
+
+from benchmarks import step_instructions as SI
+from benchmarks.step_instructions import single_stepper
 
 VECTOR_SIZES = (1, 256, 1024, 4096)
 
@@ -65,22 +73,6 @@ def interleaved(
     }
 
 
-def single_stepper(env: gym.Env, seed: int) -> Callable[[], int]:
-    env.reset(seed=seed)
-    actions = np.random.default_rng(seed).integers(int(env.action_space.n), size=1 << 16).tolist()  # type: ignore[attr-defined]
-    i = 0
-
-    def step() -> int:
-        nonlocal i
-        _, _, term, trunc, _ = env.step(actions[i & 0xFFFF])
-        i += 1
-        if term or trunc:
-            env.reset()
-        return 1
-
-    return step
-
-
 def vector_stepper(vec: ZanzibarVectorEnv, seed: int) -> Callable[[], int]:
     vec.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -104,7 +96,16 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]
     default_vec = "greedy" if "greedy" in available_agents() else "random"
     p.add_argument("--vector-opponents", default=default_vec, help="bots of the vector env (batched)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--instructions", action="store_true", help="also count instructions per step under callgrind"
+    )
+    SI.add_arguments(p)
     a = p.parse_args(argv)
+    valgrind = SI.find_valgrind(a.valgrind) if a.instructions else None
+    if a.instructions and valgrind is None:
+        p.exit(
+            2, f"--instructions needs valgrind, and {a.valgrind!r} is not found (apt-get install valgrind)\n"
+        )
     kw = dict(ruleset=a.ruleset, opponents=a.opponents)
     single = interleaved(
         {
@@ -136,6 +137,10 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, float, float]]
         f"target vector env >= 1,000,000 steps/s at 4096 envs: {vec4096:,.0f} -> "
         f"{'met' if vec4096 >= 1e6 else 'NOT met'} (cpu-time rate {out[-1][2]:,.0f})"
     )
+    if valgrind is not None:
+        print(f"\ninstructions per step (callgrind: {a.steps} steps after {a.warmup} warm-up steps, per env)")
+        per_step = SI.count(valgrind, a.steps, a.warmup, a.ruleset, a.opponents, a.seed)
+        SI.report(per_step, {name: ratio for name, _, _, ratio in out[:3]})
     return out
 
 

@@ -11,6 +11,8 @@ Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is no
 from __future__ import annotations
 
 from functools import cache
+from itertools import compress
+from operator import sub
 from types import MappingProxyType
 from typing import Any
 
@@ -33,33 +35,55 @@ from .kernel import (
 )
 from .kernel import REROLLED as _REROLLED
 from .records import RoundRecord, TurnRecord
-from .rules import Ruleset
+from .rules import MAX_PLAYERS, Ruleset
 from .view import RoundSnapshot, View, mask_from_keep
 
 __all__ = ["NUM_ACTIONS", "STOP", "RoundSnapshot", "RoundState", "View", "mask_from_keep"]
 
 _new_view: Any = tuple.__new__
+_NO_ACTIONS: frozenset[int] = frozenset()  # what a round that is over accepts (act raises)
 
 
 class _RoundRules:
     """What a round reads of its ruleset, gathered once per ruleset (:func:`_round_rules`): the kernel's
     scalar tables (:class:`~zanzibar_env.core.kernel.ScalarTables`), the dice table keyed by faces
-    (``kernel.AFTER``) and, per multiset, what a turn that ends on it adds to the round: ``(hand,
-    category index, own-hand payment)``. Nothing here is a rule: every value is read from the kernel."""
+    (``kernel.AFTER``), per multiset what a turn that ends on it adds to the round (``end``: hand,
+    category index, own-hand payment, rank, category name, dice), and the kernel's turn rules as tables
+    indexed by their arguments (``turn_limits``, ``turn_ends``, ``limit_after``, ``round_ends``: each
+    entry is the kernel function's value there). Nothing here is a rule: every value is read from the
+    kernel."""
 
     __slots__ = (
-        "after", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask", "lives",
-        "lives_stake", "max_rolls", "rank", "sets_limit", "table",
+        "after", "amounts", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask",
+        "legal_set", "limit_after", "lives", "lives_stake", "losers", "max_rolls", "rank", "round_ends",
+        "sets_limit", "stacks_after", "table", "turn_ends", "turn_limits",
     )  # fmt: skip
 
     def __init__(self, ruleset: Ruleset) -> None:
         k = K.scalar_tables(ruleset)
         self.after = K.after_faces()
         self.legal, self.legal_mask, self.instant, self.rank = k.legal, k.legal_mask, k.instant, k.rank
+        self.legal_set = frozenset(k.legal)
         self.table, self.chips, self.lives, self.max_rolls = k.table, k.chips, k.lives, k.max_rolls
         self.chip_stake, self.lives_stake, self.sets_limit = k.chip_stake, k.lives_stake, k.sets_limit
         self.best_of_turn = k.best_of_turn
-        self.end = [(h, k.category[m], k.own_payment[m]) for m, h in enumerate(k.table.hands)]
+        # the settlement's rules for this ruleset (settlement.round_losers, chip_amounts, stacks_after)
+        self.losers, self.amounts = S.losers_rule(ruleset), S.amounts_rule(ruleset)
+        self.stacks_after = S.stacks_rule(ruleset)
+        self.end = [
+            (h, k.category[m], k.own_payment[m], h.rank, h.category, h.dice)
+            for m, h in enumerate(k.table.hands)
+        ]
+        rolls, inst = range(k.max_rolls + 1), k.instant
+        # turn_limits[is_first][limit], turn_ends[limit][rolls_used][ms], limit_after[is_first][rolls][limit],
+        # round_ends[active players][turns taken][instant]
+        self.turn_limits = [[turn_limit(f, lim, k.max_rolls) for lim in rolls] for f in (False, True)]
+        self.turn_ends = [[[bool(turn_over(u, lim, i)) for i in inst] for u in rolls] for lim in rolls]
+        self.limit_after = [
+            [[limit_after_turn(f, u, lim, ruleset) for lim in rolls] for u in rolls] for f in (False, True)
+        ]
+        seats = range(MAX_PLAYERS + 1)
+        self.round_ends = [[[bool(round_over(p, n, i)) for i in (False, True)] for p in seats] for n in seats]
 
 
 _round_rules = K.per_ruleset(_RoundRules)
@@ -106,12 +130,16 @@ class RoundState:
     # slots: ~40 attributes are more than an instance dict shares keys for (30 in CPython 3.11), which
     # made each round's creation and every attribute read slower
     __slots__ = (
-        "_active", "_after", "_best_ms", "_best_of_turn", "_best_rank", "_cats", "_draw", "_drawn",
-        "_hands", "_hi", "_hi_seat", "_instant", "_legal_mask", "_limit", "_lo", "_lo_count", "_lo_seat",
-        "_ms", "_n_order", "_order", "_paid", "_pos", "_rank", "_ranks", "_relative", "_stacks", "_tables",
-        "_turn", "_turn_limit", "_turn_rolls", "current_seat", "num_players", "record", "rolls_used",
-        "ruleset", "source", "table",
+        "_actions", "_active", "_after", "_best_ms", "_best_of_turn", "_best_rank", "_cats", "_draw",
+        "_drawn", "_ends", "_hands", "_hi", "_hi_seat", "_instant", "_legal_now", "_limit", "_lo",
+        "_lo_count", "_lo_seat", "_ms", "_n_order", "_order", "_paid", "_pos", "_rank", "_ranks",
+        "_relative", "_round_ends", "_stacks", "_tables", "_turn_limit", "_turn_rolls", "_view_mid",
+        "current_seat", "num_players", "record", "rolls_used", "ruleset", "source", "table",
     )  # fmt: skip
+    _turn_rolls: list[list[int]]  # the turn in progress: its throws (sorted dice) and actions
+    _actions: list[int]
+    _view_mid: tuple[Any, ...] | None  # the view's fields fixed through a turn (None: not built yet)
+    _best_rank: int
 
     def __init__(
         self,
@@ -142,7 +170,8 @@ class RoundState:
             self._active = [True] * n
             self._order = _rotation(n, starting_seat)
         self._n_order = len(self._order)
-        self._legal_mask, self._instant, self._rank, self._after = t.legal_mask, t.instant, t.rank, t.after
+        self._round_ends = t.round_ends[self._n_order]
+        self._legal_now, self._instant, self._rank, self._after = t.legal_set, t.instant, t.rank, t.after
         self._best_of_turn = t.best_of_turn
         self._pos = self._paid = self._lo_count = self._ms = self._best_ms = 0
         self._hands: dict[int, Hand] = {}
@@ -154,7 +183,6 @@ class RoundState:
         self._limit = ruleset.max_rolls  # the round's roll limit (set by the first roller)
         self.current_seat: int | None = None
         self.rolls_used = 0
-        self._turn: TurnRecord | None = None
         self._start_turn()  # sets the turn's fields: the seat, its limit, the hand it would score, ...
 
     # ---- public, read-only ------------------------------------------------------------------------
@@ -250,12 +278,12 @@ class RoundState:
     @property
     def turn_rolls(self) -> tuple[tuple[int, int, int], ...]:
         """The throws of the turn in progress (sorted dice), oldest first; empty when the round is over."""
-        return tuple(tuple(r) for r in self._turn.rolls) if self._turn is not None else ()  # type: ignore[misc]
+        return tuple(tuple(r) for r in self._turn_rolls) if self.current_seat is not None else ()  # type: ignore[misc]
 
     @property
     def turn_actions(self) -> tuple[int, ...]:
         """The hold masks chosen so far in the turn in progress."""
-        return tuple(self._turn.actions) if self._turn is not None else ()
+        return tuple(self._actions) if self.current_seat is not None else ()
 
     def public_numbers(self) -> tuple[int, int, int, int, bool, int, int, int, int, int]:
         """The acting player's public state as the encoder reads it (``observation.Encoder.one``), in one
@@ -288,6 +316,24 @@ class RoundState:
         seat = self.current_seat
         if seat is None:
             raise RuntimeError("the round is over; start a new round")
+        mid = self._view_mid  # the fields that stay the same through a turn, built at its first view
+        if mid is None:
+            mid = self._view_mid = self._turn_view_fields(seat)
+        return _new_view(  # View(ruleset=..., ..., turn_best_rank=...) in field order, minus a call
+            View,
+            (
+                self.ruleset,
+                seat,
+                self.num_players,
+                MULTISETS[self._ms],
+                self.rolls_used,
+                *mid,
+                self._best_rank,
+            ),
+        )
+
+    def _turn_view_fields(self, seat: int) -> tuple[Any, ...]:
+        """The view's fields ``roll_limit`` .. ``active`` (fixed through a turn)."""
         lo = self._hands[self._lo_seat] if self._lo >= 0 else None
         hi = self._hands[self._hi_seat] if self._hi >= 0 else None
         rel = self._relative.get(seat)  # stacks and flags seen from the seat: fixed until settlement
@@ -295,20 +341,25 @@ class RoundState:
             st, act = self._stacks, self._active
             rel = self._relative[seat] = ((*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]))
         pos = self._pos
-        return _new_view(  # View(ruleset=..., ..., turn_best_rank=...) in field order, minus a call
-            View,
-            (self.ruleset, seat, self.num_players, MULTISETS[self._ms], self.rolls_used, self._turn_limit,
-             pos == 0, self._n_order - pos - 1, lo, self._lo_count, hi, self._paid, rel[0], rel[1],
-             self._best_rank),
-        )  # fmt: skip
+        return (
+            self._turn_limit,
+            pos == 0,
+            self._n_order - pos - 1,
+            lo,
+            self._lo_count,
+            hi,
+            self._paid,
+            rel[0],
+            rel[1],
+        )
 
     def act(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
-        if self.current_seat is None:
-            raise RuntimeError("the round is over; start a new round")
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS or not self._legal_mask[action]:
-            action = check_action(action, self._legal_mask)  # converts, or raises ValueError
-        self._turn.actions.append(action)  # type: ignore[union-attr]
+        if type(action) is not int or action not in self._legal_now:  # (empty once the round is over)
+            if self.current_seat is None:
+                raise RuntimeError("the round is over; start a new round")
+            action = check_action(action, self._tables.legal_mask)  # converts, or raises ValueError
+        self._actions.append(action)
         if action == STOP:
             self._end_turn()
         else:
@@ -316,10 +367,12 @@ class RoundState:
 
     # ---- turn -----------------------------------------------------------------------------------
     def _start_turn(self) -> None:
-        self.current_seat = seat = self._order[self._pos]
-        self._turn = turn = TurnRecord(seat, [], [], [], "", -1)  # (every field given: no factories)
-        self._turn_rolls = turn.rolls
-        self._turn_limit = turn_limit(self._pos == 0, self._limit, self._tables.max_rolls)
+        pos = self._pos
+        self.current_seat = self._order[pos]
+        self._turn_rolls, self._actions, self._view_mid = [], [], None
+        t = self._tables
+        self._turn_limit = limit = t.turn_limits[pos == 0][self._limit]  # kernel.turn_limit
+        self._ends = t.turn_ends[limit]  # kernel.turn_over, by rolls used and multiset
         self.rolls_used = 0
         self._best_rank = -1
         self._roll(0)
@@ -336,16 +389,14 @@ class RoundState:
             )
         else:  # final_hand: last -- best_after_roll is the identity (rank and multiset of this throw)
             self._best_rank, self._best_ms = self._rank[ms], ms
-        if turn_over(used, self._turn_limit, self._instant[ms]):
+        if self._ends[used][ms]:
             self._end_turn()
 
     def _end_turn(self) -> None:
-        seat, turn = self.current_seat, self._turn
-        assert seat is not None and turn is not None
-        hand, cat, paying = self._tables.end[self._best_ms]
-        rank = hand.rank
-        turn.hand, turn.category, turn.rank = [*hand.dice], hand.category, rank
-        self.record.turns.append(turn)
+        seat = self.current_seat
+        assert seat is not None
+        hand, cat, paying, rank, category, dice = self._tables.end[self._best_ms]
+        self.record.turns.append(TurnRecord(seat, self._turn_rolls, self._actions, [*dice], category, rank))
         self._hands[seat] = hand
         self._ranks.append(rank)
         self._cats.append(cat)
@@ -354,36 +405,40 @@ class RoundState:
         )
         self._paid += paying
         pos = self._pos
-        self._limit = limit_after_turn(pos == 0, self.rolls_used, self._limit, self.ruleset)
+        self._limit = self._tables.limit_after[pos == 0][self.rolls_used][
+            self._limit
+        ]  # kernel.limit_after_turn
         self._pos = pos = pos + 1
         instant = self._instant[self._ms]
-        if round_over(pos, self._n_order, instant):
+        if self._round_ends[pos][instant]:  # kernel.round_over
             self._settle(instant)
         else:
             self._start_turn()
 
     # ---- settlement (kernel: settlement.py) -------------------------------------------------------
     def _settle(self, instant: bool) -> None:
-        self.current_seat = self._turn = None
-        rec, rules, order, tables = self.record, self.ruleset, self._order, self._tables
+        self.current_seat, self._legal_now = None, _NO_ACTIONS
+        rec, order, tables = self.record, self._order, self._tables
         rec.roll_limit = self._limit if tables.sets_limit else tables.max_rolls
         rec.ended_by_zanzibar = instant
         rec.winner = hi = self._hi_seat
         ranks, cats, n = self._ranks, self._cats, self._n_order
         if len(ranks) < n:  # seats skipped by an instant top hand: no hand, pay by the top hand (category 0)
             ranks, cats = ranks + [-1] * (n - len(ranks)), cats + [0] * (n - len(cats))
-        losers = S.round_losers(rules, ranks, self._lo, instant)
+        losers = tables.losers(ranks, self._lo, instant)
         if S.may_tie(self._lo_count, instant) and sum(losers) > 1:  # else one loser: the lowest hand's seat
-            losers = S.rolloff(rules, losers, self._rolloff_throws)
-        rec.losers = [s for s, lost in zip(order, losers) if lost]  # noqa: B905  (same length)
+            losers = S.rolloff(self.ruleset, losers, self._rolloff_throws)
+        rec.losers = list(compress(order, losers))
         stacks = self._stacks
         amounts = None
         if tables.chip_stake:
-            amounts = S.chip_amounts(rules, tables.chips, cats, cats[order.index(hi)])
-        after = S.stacks_after(rules, [stacks[s] for s in order], losers, amounts, tables.lives[self._hi])
+            amounts = tables.amounts(tables.chips, cats, cats[order.index(hi)])
+        after = tables.stacks_after(
+            list(map(stacks.__getitem__, order)), losers, amounts, tables.lives[self._hi]
+        )
         for s, a in zip(order, after):  # noqa: B905
             stacks[s] = a
-        rec.transfers = [a - b for a, b in zip(stacks, rec.stacks_before)]  # noqa: B905  (same length)
+        rec.transfers = list(map(sub, stacks, rec.stacks_before))
         rec.stacks_after = stacks[:]
 
     def _rolloff_throws(self, tied: list[Any], multi: Any) -> list[int]:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import compress
 from typing import Any, Protocol
 
 import numpy as np
@@ -69,6 +70,7 @@ class GameState:
         if max_rounds is not None and (not _is_int(max_rounds) or max_rounds < 1):
             raise ValueError(f"max_rounds must be None or a positive integer, got {max_rounds!r}")
         self.ruleset = ruleset
+        self._game_end = S.game_end_rule(ruleset)  # settlement.game_winners for this ruleset
         self.source = dice
         self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
         self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), check_seed(seed))
@@ -127,10 +129,8 @@ class GameState:
         played = [False] * len(self.stacks)
         for t in rec.turns:
             played[t.seat] = True
-        won, over = S.game_winners(
-            self.ruleset, rec.stacks_before, self.stacks, played, len(self.record.rounds)
-        )
-        return [s for s, w in enumerate(won) if w] if over else []
+        won, over = self._game_end(rec.stacks_before, self.stacks, played, len(self.record.rounds))
+        return list(compress(range(len(won)), won)) if over else []
 
 
 def next_starter(ruleset: Ruleset, stacks: Sequence[int], winner: int) -> int:

@@ -179,10 +179,7 @@ class Encoder:
         self.rank_ms = t.rank_of_multiset
         self._rolls_flat, self._rolls_stride = self.rolls.reshape(-1, 3), mr + 1
         self._pads = [[0.0] * (MAX_PLAYERS - k) for k in range(MAX_PLAYERS + 1)]  # padding per table size
-        # :meth:`one` joins the float32 bytes of these same tables (no float conversion per step)
-        self._b_dice, self._b_rank = _f32_bytes(self.head), _f32_bytes(self.rank)
-        self._b_rolls, self._b_per7 = _f32_bytes(self._rolls_flat), _f32_bytes(self.per7)
-        self._b_unit = _f32_bytes(np.array([-1.0, 0.0, 1.0], np.float32))  # sign + 1; flags: [1], [2]
+        # slot 15 as float32 bytes for :meth:`one` (no float conversion per step)
         self._b_paid = _f32_bytes(np.arange(MAX_EARLIER_PAYMENTS + 1) / MAX_EARLIER_PAYMENTS)
         self._groups()
 
@@ -201,6 +198,9 @@ class Encoder:
         )
         self._nb = nb
         self._t_groups = tuple(np.array(g, np.float32).view("V16")[:, 0] for g in groups)
+        # the same groups as bytes for :meth:`one` (the last without slot 15, which :meth:`one` appends)
+        widths = (16, 16, 16, 12)
+        self._b_groups = tuple([bytes(x)[:w] for x in t] for t, w in zip(self._t_groups, widths, strict=True))
         self._dtypes: dict[int, np.dtype] = {}
 
     def _row_dtype(self, k: int) -> np.dtype:
@@ -260,13 +260,20 @@ class Encoder:
     ) -> np.ndarray:  # fmt: skip
         """The observation of one player (``tail`` from :meth:`tail`): the same floats as :meth:`rows`,
         joined from the float32 bytes of the same tables (several times faster than building floats)."""
-        has = lo >= 0
-        rank, unit, per7 = self._b_rank, self._b_unit, self._b_per7
+        return self.one_of((ms, best, used, limit, is_first, after, lo, lo_count, hi, paid), tail)
+
+    def one_of(
+        self, numbers: tuple[int, int, int, int, bool, int, int, int, int, int], tail: bytes
+    ) -> np.ndarray:
+        """:meth:`one` with its first ten arguments as one tuple (``RoundState.public_numbers()``): slots
+        0-14 are the four byte groups of :meth:`_groups`, indexed as :meth:`rows` indexes them."""
+        ms, best, used, limit, is_first, after, lo, lo_count, hi, paid = numbers
+        nb, (g0, g1, g2, g3) = self._nb, self._b_groups
         paid_b = self._b_paid[paid] if paid <= MAX_EARLIER_PAYMENTS else _f32(paid / MAX_EARLIER_PAYMENTS)
         buf = b"".join((
-            self._b_dice[ms], rank[best + 1], self._b_rolls[used * self._rolls_stride + limit],
-            unit[1 + is_first], per7[after], unit[1 + has], rank[lo + 1], per7[lo_count], rank[hi + 1],
-            unit[1 + ((best > lo) - (best < lo)) * has], unit[1 + ((best > hi) - (best < hi)) * has],
+            g0[ms * nb + best + 1], g1[(used * self._rolls_stride + limit) * 2 + is_first],
+            g2[(after * nb + lo) * 8 + lo_count + 8],
+            g3[((lo >= 0) * nb + hi) * 9 + ((best > lo) - (best < lo)) * 3 + (best > hi) - (best < hi) + 13],
             paid_b, tail,
         ))  # fmt: skip
         return np.frombuffer(bytearray(buf), _F32)  # writable: the bytearray is its own

@@ -6,6 +6,12 @@ every table at once); see :mod:`zanzibar_env.core.kernel` for the design. A seat
 round (out of lives, or after an instant Zanzibar) has rank ``-1``.
 
 Flags are combined with ``& | ^`` only (``x ^ True`` is "not x" for Python bools and numpy bool arrays).
+
+Rules that depend on the ruleset's options are written as a function of the ruleset that returns the
+rule for those options (``losers_rule``, ``amounts_rule``, ``stacks_rule``, ``game_end_rule``: built once
+per ruleset and kept); the plain functions (:func:`round_losers`, :func:`chip_amounts`,
+:func:`stacks_after`, :func:`game_winners`) call them, and an engine that plays one ruleset many times
+holds the returned rule instead of choosing it again each round.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernel import Number, select
+from .kernel import Number, per_ruleset, select
 from .rules import Ruleset
 
 _BIG = 1 << 30
@@ -45,18 +51,36 @@ def round_losers(ruleset: Ruleset, ranks: Sequence[Number], lo: Number, instant:
     under ``worst_so_far_loses`` the lowest hand among the seats that rolled before the top hand (the
     roller holds the only top hand: any earlier one would have ended the round).
     """
-    tied = [(r >= 0) & (r == lo) for r in ranks]
-    mode = ruleset.instant_zanzibar
-    if mode == "off":
-        return tied
-    if mode == "no_loss":
-        return [t & (instant ^ True) for t in tied]
+    return losers_rule(ruleset)(ranks, lo, instant)
+
+
+Losers = Callable[[Sequence[Number], Number, Number], list[Number]]
+
+
+@per_ruleset
+def losers_rule(ruleset: Ruleset) -> Losers:
+    """:func:`round_losers` for one ruleset: ``(ranks, lo, instant) -> losers``."""
+
+    def tied(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+        return [(r >= 0) & (r == lo) for r in ranks]
+
+    def no_loss(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+        return [t & (instant ^ True) for t in tied(ranks, lo, instant)]
+
     top = ruleset.table.num_ranks - 1
-    others = [(r >= 0) & (r != top) for r in ranks]
-    worst: Number = _BIG
-    for r, o in zip(ranks, others, strict=True):
-        worst = select(o & (r < worst), r, worst)
-    return [_pick(instant, o & (r == worst), t) for r, o, t in zip(ranks, others, tied, strict=True)]
+
+    def worst_so_far(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+        others = [(r >= 0) & (r != top) for r in ranks]
+        worst: Number = _BIG
+        for r, o in zip(ranks, others, strict=True):
+            worst = select(o & (r < worst), r, worst)
+        return [
+            _pick(instant, o & (r == worst), t)
+            for r, o, t in zip(ranks, others, tied(ranks, lo, instant), strict=True)
+        ]
+
+    rules: dict[str, Losers] = {"off": tied, "no_loss": no_loss, "worst_so_far_loses": worst_so_far}
+    return rules[ruleset.instant_zanzibar]
 
 
 def may_tie(lowest_count: Number, instant: Number) -> Number:
@@ -99,9 +123,23 @@ def rolloff_step(tied: list[Number], ranks: Sequence[Number], multi: Number) -> 
 def chip_amounts(ruleset: Ruleset, chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
     """Chips each seat pays each loser: the category price (``chips``, by category index) of the round's
     highest hand (``payment: highest_hand``) or of the payer's own hand (``own_hand``)."""
-    if ruleset.payment == "highest_hand":
+    return amounts_rule(ruleset)(chips, cats, hi_cat)
+
+
+Amounts = Callable[[Any, Sequence[Number], Number], list[Number]]
+
+
+@per_ruleset
+def amounts_rule(ruleset: Ruleset) -> Amounts:
+    """:func:`chip_amounts` for one ruleset: ``(chips, cats, hi_cat) -> amounts``."""
+
+    def highest_hand(chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
         return [chips[hi_cat]] * len(cats)
-    return [chips[c] for c in cats]
+
+    def own_hand(chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
+        return [chips[c] for c in cats]
+
+    return highest_hand if ruleset.payment == "highest_hand" else own_hand
 
 
 def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Sequence[Number]) -> list[Number]:
@@ -131,11 +169,28 @@ def stacks_after(
     """Stacks after the round: chips paid to the losers (``amounts``, see :func:`chip_amounts`); lives
     lost (``lost`` each, by the round's top hand: ``kernel.lives_lost_by_rank``); or, under ``stake:
     penalty``, ``lost`` penalty points taken by each loser (points count up, RULES.md §8)."""
-    if ruleset.stake == "chips":
+    return stacks_rule(ruleset)(stacks, losers, amounts, lost)
+
+
+StacksAfter = Callable[[Sequence[Number], Sequence[Number], Any, Number], list[Number]]
+
+
+@per_ruleset
+def stacks_rule(ruleset: Ruleset) -> StacksAfter:
+    """:func:`stacks_after` for one ruleset: ``(stacks, losers, amounts, lost) -> stacks after``."""
+
+    def chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number) -> list[Number]:
         return pay_chips(stacks, losers, amounts)
-    if ruleset.stake == "lives":
+
+    def lives(stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number) -> list[Number]:
         return lose_lives(stacks, losers, lost)
-    return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
+
+    def penalty(
+        stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number
+    ) -> list[Number]:
+        return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
+
+    return {"chips": chips, "lives": lives}.get(ruleset.stake, penalty)
 
 
 # ---- the end of a game ------------------------------------------------------------------------------
@@ -151,30 +206,57 @@ def game_winners(
     rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, or once a seat has
     ``penalty_limit`` points (whichever the ruleset sets, the first if both), the fewest points win (ties
     share)."""
-    over: Number = False
-    if ruleset.stake == "penalty":
-        if ruleset.num_rounds is not None:
-            over = rounds >= ruleset.num_rounds
+    return game_end_rule(ruleset)(before, after, played, rounds)
+
+
+GameEnd = Callable[
+    [Sequence[Number], Sequence[Number], Sequence[Number], Number], tuple[list[Number], Number]
+]
+
+
+@per_ruleset
+def game_end_rule(ruleset: Ruleset) -> GameEnd:
+    """:func:`game_winners` for one ruleset: ``(before, after, played, rounds) -> (winners, over)``."""
+    num_rounds, limit = ruleset.num_rounds, ruleset.penalty_limit
+
+    def penalty(
+        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
+    ) -> tuple[list[Number], Number]:
+        over: Number = False
+        if num_rounds is not None:
+            over = rounds >= num_rounds
         least: Number = _BIG
         for a in after:
             least = _least(a, least)
-            if ruleset.penalty_limit is not None:
-                over = over | (a >= ruleset.penalty_limit)
+            if limit is not None:
+                over = over | (a >= limit)
         return [over & (a == least) for a in after], over
-    if ruleset.stake == "chips":
+
+    def chips(
+        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
+    ) -> tuple[list[Number], Number]:
+        over: Number = False
         won = [a == 0 for a in after]
         for w in won:
             over = over | w
         return won, over
-    alive = [a > 0 for a in after]
-    left: Number = 0
-    best: Number = -1
-    for a, b, p in zip(alive, before, played, strict=True):
-        left = left + a
-        best = select(p & (b > best), b, best)
-    over = left <= 1
-    won = [over & _pick(left == 0, p & (b == best), a) for a, b, p in zip(alive, before, played, strict=True)]
-    return won, over
+
+    def lives(
+        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
+    ) -> tuple[list[Number], Number]:
+        alive = [a > 0 for a in after]
+        left: Number = 0
+        best: Number = -1
+        for a, b, p in zip(alive, before, played, strict=True):
+            left = left + a
+            best = select(p & (b > best), b, best)
+        over = left <= 1
+        won = [
+            over & _pick(left == 0, p & (b == best), a) for a, b, p in zip(alive, before, played, strict=True)
+        ]
+        return won, over
+
+    return {"penalty": penalty, "chips": chips}.get(ruleset.stake, lives)
 
 
 # ---- rewards ----------------------------------------------------------------------------------------

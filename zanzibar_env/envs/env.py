@@ -73,7 +73,7 @@ class RoundEncoder:
         seat = rs.current_seat
         assert seat is not None
         tail = self._tail if rs is self._tail_round and seat == self._tail_seat else self.tail(rs, seat)
-        return self.enc.one(*rs.public_numbers(), tail)
+        return self.enc.one_of(rs.public_numbers(), tail)
 
 
 def relative(stacks: Any, active: Any, seat: int) -> tuple[list[int], list[bool]]:
@@ -234,15 +234,16 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         return self._outputs(records)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self.game is None:
-            raise U.ResetNeeded("call reset() before step()")
-        if self._ended and not self._passing:
-            raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
-        if self._passing:
+        g = self.game
+        if g is None or self._ended:
+            if g is None:
+                raise U.ResetNeeded("call reset() before step()")
+            if not self._passing:
+                raise U.ResetNeeded("the episode has ended; call reset() to start a new one")
             self._passing = False
             records: list[RoundRecord] = []
         else:
-            self.game.act(action)  # the engine checks it (kernel.check_action)
+            g.act(action)  # the engine checks it (kernel.check_action)
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
@@ -311,31 +312,28 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
                 raise ValueError(f"{e} (from the opponent in seat {s})") from None
 
     def _collect(self, records: list[RoundRecord]) -> None:
-        """Score the rounds that ended since the last call, one by one, up to the episode's end; append
-        them to ``records``."""
-        g = self.game
+        """Score the rounds that ended since the last call, one by one, up to the episode's end (the
+        learner's reward and episode end, kernel: ``settlement.episode_step``); append them to ``records``."""
+        g, seat, rules = self.game, self.seat, self.rules
         assert g is not None
-        rounds = g.record.rounds
+        game = g.record
+        rounds = game.rounds
         while self._seen < len(rounds) and not self._ended:
             rec = rounds[self._seen]
-            self._seen += 1
+            self._seen = seen = self._seen + 1
             records.append(rec)
-            self._score(rec, last=self._seen == len(rounds))
-
-    def _score(self, rec: RoundRecord, last: bool) -> None:
-        """The learner's reward and episode end for a settled round (kernel: ``settlement.episode_step``)."""
-        g, seat = self.game, self.seat
-        assert g is not None
-        winners = g.record.winners if last else []
-        reward, self._term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
-            self.rules, self.episode, self.reward_kind, rec.transfers[seat],
-            seat in winners, len(winners), bool(winners), rec.stacks_after[seat] > 0,  # won, winners, over, alive
-            _round_result(rec, seat, self.rules) if self.episode == "round" else 0.0,  # round_result
-        )  # fmt: skip
-        self._reward += reward
-        self._trunc = not self._term and last and g.record.truncated
-        self._ended = self._term or self._trunc
-        self._final_stacks = rec.stacks_after
+            last = seen == len(rounds)
+            winners = game.winners if last else []
+            reward, term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
+                rules, self.episode, self.reward_kind, rec.transfers[seat],
+                seat in winners, len(winners), bool(winners), rec.stacks_after[seat] > 0,  # won, winners, over, alive
+                _round_result(rec, seat, rules) if self.episode == "round" else 0.0,  # round_result
+            )  # fmt: skip
+            self._reward += reward
+            self._term = term
+            self._trunc = trunc = not term and last and game.truncated
+            self._ended = term or trunc
+            self._final_stacks = rec.stacks_after
 
     def _mask(self) -> np.ndarray:
         return _ALL_LEGAL if self._ended else self._legal  # (passing implies ended)
