@@ -27,6 +27,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
+from zanzibar_env.train.resources import int_at_least, positive_int
+
 #: Envs counted: name -> how to build it (from the Zanzibar ruleset and opponents). Blackjack-v1 via
 #: ``gym.make`` is the reference of every ratio, as in the timed benchmark.
 ENVS = ("ZanzibarEnv (raw)", "Zanzibar-v1 (gym.make)", "Blackjack-v1 (raw)", "Blackjack-v1 (gym.make)")
@@ -78,30 +80,10 @@ def run_child(name: str, steps: int, ruleset: str, opponents: str, seed: int) ->
         step()
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of the counts (shared with ``benchmarks.env_speed --instructions``)."""
-    p.add_argument("--steps", type=_positive, default=10_000, help="steps counted per env (callgrind)")
-    p.add_argument("--warmup", type=_non_negative, default=2_000, help="steps before the counted ones")
+    p.add_argument("--steps", type=positive_int, default=10_000, help="steps counted per env (callgrind)")
+    p.add_argument("--warmup", type=int_at_least(0), default=2_000, help="steps before the counted ones")
     p.add_argument("--valgrind", default="valgrind", help="the valgrind command (a name on PATH or a path)")
 
 
@@ -166,7 +148,7 @@ def main(argv: list[str] | None = None) -> dict[str, float] | None:
     p.add_argument("--opponents", default="random", help="bots of the Zanzibar envs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--child", choices=ENVS, help=argparse.SUPPRESS)  # one env's run under callgrind
-    p.add_argument("--child-steps", type=_non_negative, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--child-steps", type=int_at_least(0), default=0, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child is not None:
         run_child(a.child, a.child_steps, a.ruleset, a.opponents, a.seed)

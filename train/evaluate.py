@@ -36,6 +36,7 @@ from zanzibar_env.train.config import (
 )
 from zanzibar_env.train.config_checks import check_config, table_opponents
 from zanzibar_env.train.intervals import mean_interval
+from zanzibar_env.train.resources import int_at_least
 from zanzibar_env.train.runs import eval_rows
 from zanzibar_env.core.interrupts import run_command
 
@@ -257,36 +258,23 @@ def format_table(result: dict[str, float]) -> str:
     return "\n".join(f"{k:<{width}}  {v: .4f}" for k, v in result.items())
 
 
-def _positive(minimum: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("target", help="a model .zip or a run directory")
-    ap.add_argument("--games", type=_positive(1), default=1000, help="episodes against each baseline bot")
+    ap.add_argument("--games", type=int_at_least(1), default=1000, help="episodes against each baseline bot")
     ap.add_argument(
         "--tournament-games",
-        type=_positive(0),
+        type=int_at_least(0),
         default=200,
         help="games of the tournament against the baselines (0 = none)",
     )
     ap.add_argument(
         "--max-rounds",
-        type=_positive(1),
+        type=int_at_least(1),
         default=200,
         help="truncate tournament games after this many rounds",
     )
-    ap.add_argument("--seed", type=_positive(0), default=12345, help="seed for the bot matches")
+    ap.add_argument("--seed", type=int_at_least(0), default=12345, help="seed for the bot matches")
     ap.add_argument("--best", action="store_true", help="use best_model.zip of a run directory")
     ap.add_argument("--no-exact", action="store_true", help="skip the exact 2-player figures")
     ap.add_argument("--json", help="write the figures as JSON to this path")

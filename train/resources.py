@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from zanzibar_env.core.observation import OBS_SIZE
@@ -87,12 +88,24 @@ def check_memory(cfg: TrainConfig) -> None:
     )
 
 
+def int_at_least(lo: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``lo`` (anything else is an ``ArgumentTypeError`` saying so)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {value}")
+        return value
+
+    return parse
+
+
 def positive_int(text: str) -> int:
     """An argparse type for CPU, job and worker counts: an integer >= 1 (0 CPUs would wait for ever)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
+    return _AT_LEAST_1(text)
+
+
+_AT_LEAST_1 = int_at_least(1)
