@@ -165,12 +165,12 @@ class Core:
         the loop carries only the tied flags and the dice stream."""
 
         def body(c: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-            t, rng, at = c
-            d, ranks = self._rolloff_ranks(s.replace(rng=rng, dice_at=at), t)
-            return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.rng, d.dice_at
+            t, draws, at = c
+            d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
+            return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        t, rng, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.rng, s.dice_at))
-        return s.replace(rng=rng, dice_at=at), list(t)
+        t, draws, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.draws, s.dice_at))
+        return s.replace(draws=draws, dice_at=at), list(t)
 
     def settle(self, s: State, due: Any) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its

@@ -58,7 +58,8 @@ class State:
     pending: Array  # float32[n]: rewards of rounds settled before the first decision (paid at next step)
     passing: Array  # int32: 1 (terminated) or 2 (truncated): the episode ended before the learner's first
     #                 decision and waits to be reported (skip_no_decision=False; Env.step_autoreset); else 0
-    rng: Array  # uint32[2]: the table's random stream (a seed and a draw counter)
+    seed: Array  # uint32: the table's random stream: its seed ...
+    draws: Array  # uint32: ... and the draws made from it (two scalars: a [2] pair costs a slower kernel)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
 
@@ -72,20 +73,16 @@ class State:
         return "zanzibar"
 
 
-_ONE = np.array([0, 1], np.uint32)  # advances the draw counter
-
-
 def draw_u32(s: State) -> tuple[State, Array]:
     """One uniform ``uint32`` from the table's stream: a counter-based hash (``lowbias32`` of seed and
     counter, a few integer ops: cheap under ``vmap``, where ``jax.random`` would cost a threefry per draw)."""
-    seed, count = s.rng[0], s.rng[1]
-    x = seed ^ (count * np.uint32(0x9E3779B9))
+    x = s.seed ^ (s.draws * np.uint32(0x9E3779B9))
     x = x ^ (x >> 16)
     x = x * np.uint32(0x7FEB352D)
     x = x ^ (x >> 15)
     x = x * np.uint32(0x846CA68B)
     x = x ^ (x >> 16)
-    return s.replace(rng=s.rng + _ONE), x  # (an add, not a scatter: ``.at[1]`` is slow under vmap)
+    return s.replace(draws=s.draws + np.uint32(1)), x
 
 
 def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Array) -> State:
@@ -99,5 +96,5 @@ def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Arra
         seat=i, stacks=zn, hand_rank=zn - 1, hand_cat=zn, rounds=i, start=i, pos=i, norder=i, limit=i,
         lo_rank=i - 1, lo_count=i, hi_rank=i - 1, hi_seat=i - 1, epay=i, instant=f, ms=i, rolls=i, tlim=i,
         best_rank=i - 1, best_ms=i, turn_over=f, pending=jnp.zeros(n, jnp.float32), passing=i,
-        rng=jnp.stack([seed, jnp.asarray(0, jnp.uint32)]), dice=dice, dice_at=i,
+        seed=seed, draws=jnp.asarray(0, jnp.uint32), dice=dice, dice_at=i,
     )  # fmt: skip

@@ -173,7 +173,7 @@ class Env:
             truncated=(done & state.truncated) | (state.passing == 2), _step_count=state._step_count + 1,
         )  # fmt: skip
         if key is not None:
-            s = s.replace(rng=jnp.stack([jax.random.bits(key, (), jnp.uint32), jnp.asarray(0, jnp.uint32)]))
+            s = s.replace(seed=jax.random.bits(key, (), jnp.uint32), draws=jnp.asarray(0, jnp.uint32))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
         acted = self.core.act(s, jnp.where(legal, action, K.STOP))
         fine = jnp.where(self.core.seats == s.current_player, self.penalty, 0.0)  # (a select, not a scatter)
