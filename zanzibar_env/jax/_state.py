@@ -3,6 +3,11 @@
 The first seven fields are Pgx's (``pgx.State``); the rest is the game, the same quantities as the
 vector env's ``[N]`` state arrays (:mod:`zanzibar_env.envs._batched`) for one table. ``jax.vmap`` over
 :meth:`zanzibar_env.jax.Env.init` gives every field a leading batch axis.
+
+The small quantities that change at every event of a turn live as bit fields of three ``int32`` words
+(``turn``, ``public``, ``hands``), read and written by name (``state.ms``, ``state.replace(ms=...)``)
+as if they were fields of their own: under ``vmap`` every array the step's loops change costs a kernel
+per pass, and one word costs one where six fields cost six.
 """
 
 from __future__ import annotations
@@ -15,6 +20,24 @@ import jax.numpy as jnp
 import numpy as np
 
 Array = Any  # a jax.Array (a traced one inside jit / vmap)
+
+
+class _Bits:
+    """A quantity stored in bits ``shift .. shift + width - 1`` of the ``int32`` word field ``word``, as
+    ``value + offset`` (``offset`` 1 stores ``-1``, "none", as 0); ``flag``: read as a bool."""
+
+    def __init__(self, word: str, shift: int, width: int, offset: int = 0, flag: bool = False) -> None:
+        self.word, self.shift, self.offset, self.flag = word, shift, offset, flag
+        self.ones = (1 << width) - 1
+
+    def __get__(self, s: Any, owner: Any = None) -> Any:
+        v = (getattr(s, self.word) >> self.shift) & self.ones
+        return v == 1 if self.flag else v - self.offset
+
+    def put(self, word: Array, value: Any) -> Array:
+        """``word`` with this quantity set to ``value`` (an int, bool or integer array)."""
+        v = (jnp.asarray(value).astype(jnp.int32) + self.offset) & self.ones
+        return (word & ~(self.ones << self.shift)) | (v << self.shift)
 
 
 @jax.tree_util.register_dataclass
@@ -33,27 +56,16 @@ class State:
     # ---- the table ----
     seat: Array  # int32: the learner's seat (the caller plays it; opponents play the others)
     stacks: Array  # int32[n]: chips, lives or penalty points per seat
-    hand_rank: Array  # int32[n]: rank of each seat's hand this round (-1: none yet)
-    hand_cat: Array  # int32[n]: category index of each seat's hand this round
+    hands: Array  # int32[n]: each seat's hand this round: hand_rank, hand_cat (bit fields below)
     rounds: Array  # int32: rounds settled in this game
     # ---- the round ----
     start: Array  # int32: the seat that opened the round
-    pos: Array  # int32: play position of the acting seat (0 = first roller)
     norder: Array  # int32: seats playing this round (lives: those with lives)
-    limit: Array  # int32: the round's roll limit (kernel.limit_after_turn)
-    lo_rank: Array  # int32: lowest hand's rank so far (-1: none)
-    lo_count: Array  # int32: hands sharing the lowest rank
-    hi_rank: Array  # int32: highest hand's rank so far (-1: none)
-    hi_seat: Array  # int32: first seat holding the highest hand (-1: none)
+    public: Array  # int32: what every seat sees of the round: pos .. hi_seat (bit fields below)
     epay: Array  # int32: own-hand payments of earlier seats this round (payment: own_hand)
     instant: Array  # bool: the round ended on an instant top hand
     # ---- the turn ----
-    ms: Array  # int32: multiset index 0..55 of the dice (hands.MULTISETS, sorted dice)
-    rolls: Array  # int32: rolls used this turn
-    tlim: Array  # int32: the turn's roll limit (kernel.turn_limit at its first throw)
-    best_rank: Array  # int32: rank of the hand the turn scores if it stops now
-    best_ms: Array  # int32: multiset of that hand
-    turn_over: Array  # bool: the acting seat's turn is over (to be recorded)
+    turn: Array  # int32: the acting seat's turn: ms .. turn_over (bit fields below)
     # ---- bookkeeping ----
     pending: Array  # float32[n]: rewards of rounds settled before the first decision (paid at next step)
     passing: Array  # int32: 1 (terminated) or 2 (truncated): the episode ended before the learner's first
@@ -63,14 +75,41 @@ class State:
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
 
+    # ---- bit fields of ``hands`` (per seat) ----
+    hand_rank = _Bits("hands", 0, 7, offset=1)  # rank of the seat's hand this round (-1: none yet)
+    hand_cat = _Bits("hands", 7, 3)  # category index of that hand
+    # ---- bit fields of ``public`` ----
+    pos = _Bits("public", 0, 4)  # play position of the acting seat (0 = first roller)
+    limit = _Bits("public", 4, 3)  # the round's roll limit (kernel.limit_after_turn)
+    lo_rank = _Bits("public", 7, 7, offset=1)  # lowest hand's rank so far (-1: none)
+    lo_count = _Bits("public", 14, 4)  # hands sharing the lowest rank
+    hi_rank = _Bits("public", 18, 7, offset=1)  # highest hand's rank so far (-1: none)
+    hi_seat = _Bits("public", 25, 4, offset=1)  # first seat holding the highest hand (-1: none)
+    # ---- bit fields of ``turn`` ----
+    ms = _Bits("turn", 0, 6)  # multiset index 0..55 of the dice (hands.MULTISETS, sorted dice)
+    rolls = _Bits("turn", 6, 3)  # rolls used this turn
+    tlim = _Bits("turn", 9, 3)  # the turn's roll limit (kernel.turn_limit at its first throw)
+    best_rank = _Bits("turn", 12, 7, offset=1)  # rank of the hand the turn scores if it stops now
+    best_ms = _Bits("turn", 19, 6)  # multiset of that hand
+    turn_over = _Bits("turn", 25, 1, flag=True)  # the acting seat's turn is over (to be recorded)
+
     def replace(self, **changes: Any) -> State:
-        """A copy with ``changes`` (as ``flax.struct`` / Pgx states)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with ``changes`` (as ``flax.struct`` / Pgx states); bit fields are set by name."""
+        words: dict[str, Array] = {}
+        for name in [k for k in changes if isinstance(BITS.get(k), _Bits)]:
+            b = BITS[name]
+            words[b.word] = b.put(words.get(b.word, getattr(self, b.word)), changes.pop(name))
+        return dataclasses.replace(self, **changes, **words)
 
     @property
     def env_id(self) -> str:
         """The env's id (as ``pgx.State.env_id``)."""
         return "zanzibar"
+
+
+BITS = {k: v for k, v in vars(State).items() if isinstance(v, _Bits)}
+# ranks < 64, multisets < 56, seats and positions <= 8, rolls and limits <= 6: every value fits its bits
+assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())
 
 
 def draw_u32(s: State) -> tuple[State, Array]:
@@ -86,15 +125,14 @@ def draw_u32(s: State) -> tuple[State, Array]:
 
 
 def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Array) -> State:
-    """A state of ``n`` seats with every field zero (``begin_episode`` fills it)."""
+    """A state of ``n`` seats with every field zero and no hands (``begin_episode`` fills it)."""
     i = jnp.asarray(0, jnp.int32)
     f = jnp.asarray(False)
-    zn = jnp.zeros(n, jnp.int32)
+    zn = jnp.zeros(n, jnp.int32)  # (bit fields stored 0: no hand, no lowest or highest hand yet)
     return State(
         current_player=i, observation=jnp.zeros(obs_size, jnp.float32), rewards=jnp.zeros(n, jnp.float32),
         terminated=f, truncated=f, legal_action_mask=jnp.ones(num_actions, bool), _step_count=i,
-        seat=i, stacks=zn, hand_rank=zn - 1, hand_cat=zn, rounds=i, start=i, pos=i, norder=i, limit=i,
-        lo_rank=i - 1, lo_count=i, hi_rank=i - 1, hi_seat=i - 1, epay=i, instant=f, ms=i, rolls=i, tlim=i,
-        best_rank=i - 1, best_ms=i, turn_over=f, pending=jnp.zeros(n, jnp.float32), passing=i,
-        seed=seed, draws=jnp.asarray(0, jnp.uint32), dice=dice, dice_at=i,
+        seat=i, stacks=zn, hands=zn, rounds=i, start=i, norder=i, public=i, epay=i, instant=f, turn=i,
+        pending=jnp.zeros(n, jnp.float32), passing=i, seed=seed, draws=jnp.asarray(0, jnp.uint32),
+        dice=dice, dice_at=i,
     )  # fmt: skip
