@@ -178,3 +178,36 @@ def test_bad_arguments_name_the_problem() -> None:
         Env("classic", 3, opponents=["greedy"])
     with pytest.raises(ValueError, match="max_rolls"):
         Env(load_ruleset("classic", max_rolls=1), 2)
+
+
+def test_bit_fields_hold_their_whole_ranges_and_leave_their_neighbours_alone() -> None:
+    from zanzibar_env.jax._state import BITS, empty_state
+
+    s = empty_state(8, 33, 8, jnp.zeros(0, jnp.int32), jnp.uint32(1))
+    assert (
+        int(s.lo_rank) == int(s.hi_seat) == int(s.best_rank) == -1 and (np.asarray(s.hand_rank) == -1).all()
+    )
+    ranges = {"hand_rank": (-1, 63), "hand_cat": (0, 7), "pos": (0, 8), "limit": (0, 6), "lo_rank": (-1, 63),
+              "lo_count": (0, 8), "hi_rank": (-1, 63), "hi_seat": (-1, 7), "ms": (0, 55), "rolls": (0, 6),
+              "tlim": (0, 6), "best_rank": (-1, 63), "best_ms": (0, 55), "turn_over": (0, 1)}  # fmt: skip
+    assert set(ranges) == set(BITS)
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        values = {
+            k: rng.integers(lo, hi + 1, 8 if BITS[k].word == "hands" else ())
+            if trial > 1
+            else np.full(8 if BITS[k].word == "hands" else (), (lo, hi)[trial])
+            for k, (lo, hi) in ranges.items()
+        }  # (the first two trials: every field at its lowest, then its highest value)
+        t = s.replace(**values)
+        for k, v in values.items():
+            np.testing.assert_array_equal(
+                np.asarray(getattr(t, k)), v.astype(bool) if k == "turn_over" else v, k
+            )
+        one = rng.choice(sorted(ranges))
+        u = t.replace(**{one: values[one] * 0 + ranges[one][0]})
+        for k, v in values.items():
+            want = v * 0 + ranges[k][0] if k == one else v
+            np.testing.assert_array_equal(np.asarray(getattr(u, k)).astype(int), want, k)
+    with pytest.raises(TypeError):
+        s.replace(no_such_field=1)
