@@ -211,3 +211,4 @@ def test_bit_fields_hold_their_whole_ranges_and_leave_their_neighbours_alone() -
             np.testing.assert_array_equal(np.asarray(getattr(u, k)).astype(int), want, k)
     with pytest.raises(TypeError):
         s.replace(no_such_field=1)
+    assert State.ms is BITS["ms"]  # on the class: the field's description (help, docs)

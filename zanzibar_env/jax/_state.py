@@ -31,6 +31,8 @@ class _Bits:
         self.ones = (1 << width) - 1
 
     def __get__(self, s: Any, owner: Any = None) -> Any:
+        if s is None:  # read on the class (``State.ms``: help, docs): the field itself
+            return self
         v = (getattr(s, self.word) >> self.shift) & self.ones
         return v == 1 if self.flag else v - self.offset
 
@@ -96,7 +98,7 @@ class State:
     def replace(self, **changes: Any) -> State:
         """A copy with ``changes`` (as ``flax.struct`` / Pgx states); bit fields are set by name."""
         words: dict[str, Array] = {}
-        for name in [k for k in changes if isinstance(BITS.get(k), _Bits)]:
+        for name in [k for k in changes if k in BITS]:
             b = BITS[name]
             words[b.word] = b.put(words.get(b.word, getattr(self, b.word)), changes.pop(name))
         return dataclasses.replace(self, **changes, **words)
