@@ -20,7 +20,7 @@ from jax import lax
 from ..core import kernel as K
 from ..core import settlement as S
 from ..core.rules import Ruleset
-from ._state import State, draw_u32
+from ._state import RANGES, State, draw_u32
 
 I32 = jnp.int32
 _BIG = 1 << 30
@@ -54,6 +54,10 @@ class Core:
         info = (t.rank_of_multiset | K.ends_turn_at_once(r).astype(np.int64) << 6 | t.category_of_multiset << 7
                 | K.own_hand_payment(r) << 10)  # fmt: skip
         assert t.rank_of_multiset.max() < 64 and t.category_of_multiset.max() < 8
+        assert (
+            t.num_ranks - 1 <= RANGES["hand_rank"][1]
+            and t.category_of_multiset.max() <= RANGES["hand_cat"][1]
+        )
         assert 0 <= K.own_hand_payment(r).min() and K.own_hand_payment(r).max() < 1 << 15
         self.MS_INFO = i32(info)  # [ms] -> rank | instant << 6 | category << 7 | own payment << 10
         # [(ms * 8 + hold) * 216 + throw] -> the multiset after the throw (kernel.roll) | its rank and

@@ -19,6 +19,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..core.hands import MULTISETS
+from ..core.rules import _INT_RANGES, MAX_PLAYERS
+
 Array = Any  # a jax.Array (a traced one inside jit / vmap)
 
 
@@ -110,8 +113,19 @@ class State:
 
 
 BITS = {k: v for k, v in vars(State).items() if isinstance(v, _Bits)}
-# ranks < 64, multisets < 56, seats and positions <= 8, rolls and limits <= 6: every value fits its bits
-assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())
+_SEATS, _ROLLS, _RANK = MAX_PLAYERS, _INT_RANGES["max_rolls"][1], 63  # (Core checks a ruleset's ranks)
+#: the values each bit field must hold: seats and positions from MAX_PLAYERS, rolls from the largest
+#: max_rolls a ruleset may set, multisets from hands.MULTISETS, ranks and categories checked by Core
+RANGES: dict[str, tuple[int, int]] = {
+    "hand_rank": (-1, _RANK), "hand_cat": (0, 7), "pos": (0, _SEATS), "limit": (0, _ROLLS),
+    "lo_rank": (-1, _RANK), "lo_count": (0, _SEATS), "hi_rank": (-1, _RANK), "hi_seat": (-1, _SEATS - 1),
+    "ms": (0, len(MULTISETS) - 1), "rolls": (0, _ROLLS), "tlim": (0, _ROLLS), "best_rank": (-1, _RANK),
+    "best_ms": (0, len(MULTISETS) - 1), "turn_over": (0, 1),
+}  # fmt: skip
+assert RANGES.keys() == BITS.keys() and all(
+    0 <= lo + BITS[k].offset and hi + BITS[k].offset <= BITS[k].ones for k, (lo, hi) in RANGES.items()
+)  # every value fits its bits
+assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())  # and every word its int32
 
 
 def draw_u32(s: State) -> tuple[State, Array]:
