@@ -43,13 +43,16 @@ KNOWN_CLASSES = frozenset(
     {
         *(f"torch.nn.modules.activation.{a}" for a in ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU")),
         "stable_baselines3.common.torch_layers.FlattenExtractor",
-        "zanzibar_env.train.features.ZanzibarFeatures",
+        "zanzibar_env.train.sb3.features.ZanzibarFeatures",
         "torch.optim.adam.Adam",
         "torch.optim.rmsprop.RMSprop",
     }
 )
 #: Old class paths still found in saved models -> where the class lives now.
-CLASS_ALIASES = {"train.features.ZanzibarFeatures": "zanzibar_env.train.features.ZanzibarFeatures"}
+CLASS_ALIASES = {
+    "train.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
+    "zanzibar_env.train.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
+}
 _CLASS_KEYS = ("activation_fn", "features_extractor_class", "optimizer_class")
 _PLAIN_KEYS = (
     "net_arch",
