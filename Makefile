@@ -45,12 +45,11 @@ lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# mypy over zanzibar_env (agents/ and train/ as the zanzibar_env.agents and zanzibar_env.train they install
-# as), benchmarks/ and experiments/. mypy cannot follow setuptools' editable import hook: it reads the installed
-# layout from a tree of links (tools/installed_tree.py; errors name files under .installed/, links to the checkout).
+# mypy over zanzibar_env (agents/ and train/ through the links zanzibar_env/agents and zanzibar_env/train),
+# benchmarks/ and experiments/; basedpyright resolves every import of the same tree (pyproject.toml).
 typecheck: $(STAMP)
-	$(BIN)/python tools/installed_tree.py .installed
-	MYPYPATH=.installed $(BIN)/mypy -p zanzibar_env -p benchmarks -p experiments
+	$(BIN)/mypy -p zanzibar_env -p benchmarks -p experiments
+	$(BIN)/basedpyright --level error
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
@@ -68,4 +67,4 @@ sizes: $(STAMP)
 	$(BIN)/python -m benchmarks.install_size
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .mypy_cache .ruff_cache .installed site
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .mypy_cache .ruff_cache site

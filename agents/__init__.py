@@ -8,12 +8,9 @@ Installed as ``zanzibar_env.agents`` (the repository's ``agents/`` folder).
 
 from __future__ import annotations
 
-import sys
-
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.heuristics import EscapeAgent, GreedyAgent, ThresholdAgent
-from zanzibar_env.agents.random_agent import RandomAgent
-from zanzibar_env.agents.registry import available_agents, make_agent, register
+from zanzibar_env.core.bots import BaseAgent, RandomAgent
+from zanzibar_env.core.registry import available_agents, make_agent, register
 
 __all__ = [
     "BaseAgent",
@@ -25,8 +22,3 @@ __all__ = [
     "make_agent",
     "register",
 ]
-
-if __name__ == "agents":  # `python -m agents.X` from a checkout: one package under both names
-    import zanzibar_env.agents as _installed
-
-    sys.modules[__name__] = _installed

@@ -18,14 +18,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS, HandTable
 from zanzibar_env.core.kernel import legal_mask, transition_probs
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
-
-from zanzibar_env.agents.base import BaseAgent
 
 _N = len(MULTISETS)  # 56 multisets of three sorted dice
 _TIE_TOL = 1e-12

@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.agents.policy import PolicyAgent
 from zanzibar_env.core.onehot import onehot
 from zanzibar_env.core.safe_io import atomic_write_bytes, is_file
-
-from zanzibar_env.agents.policy import PolicyAgent
 
 FORMAT = "zanzibar-jax-ppo-policy"
 VERSION = 1

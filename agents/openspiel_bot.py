@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.registry import load_object
 from zanzibar_env.extras import requires_extra
-
-from zanzibar_env.agents.base import BaseAgent
 
 with requires_extra("openspiel", "the OpenSpiel bots"):
     import pyspiel

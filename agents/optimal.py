@@ -23,13 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.engine import STOP, View
-from zanzibar_env.core.hands import MULTISET_INDEX
-from zanzibar_env.core.observation import ViewBatch
-from zanzibar_env.core.policy_table import PolicyTable
-from zanzibar_env.core.rules import Ruleset
-
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.exact.cache import Solved, solved_game, solved_tables
 from zanzibar_env.agents.exact.game_iteration import SolvedGame, stacks_key
 from zanzibar_env.agents.exact.lookup import (
@@ -44,6 +37,12 @@ from zanzibar_env.agents.exact.lookup import (
     view_state,
 )
 from zanzibar_env.agents.exact.round import action_values
+from zanzibar_env.core.bots import BaseAgent
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.hands import MULTISET_INDEX
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.policy_table import PolicyTable
+from zanzibar_env.core.rules import Ruleset
 
 
 class OptimalAgent(BaseAgent):

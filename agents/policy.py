@@ -38,12 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.bots import batch_random
+from zanzibar_env.core.bots import BaseAgent, batch_random
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.observation import ViewBatch, encode_batch
 from zanzibar_env.extras import requires_extra
-
-from zanzibar_env.agents.base import BaseAgent
 
 OUTPUTS = ("actions", "logits", "probs")
 

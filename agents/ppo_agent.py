@@ -18,15 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.agents.sb3_greedy import greedy_actions
+from zanzibar_env.agents.sb3_model import load_sb3
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import NUM_ACTIONS, View
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
 from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.core.safe_io import is_file
-
-from zanzibar_env.agents.base import BaseAgent
-from zanzibar_env.agents.sb3_greedy import greedy_actions
-from zanzibar_env.agents.sb3_model import load_sb3
 
 
 def action_mask(ruleset: Ruleset) -> np.ndarray:

@@ -24,14 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import OBS_SIZE, ViewBatch, encode, encode_batch
 from zanzibar_env.core.onehot import onehot, onehot_size, ruleset_dims
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_load import read_json
-
-from zanzibar_env.agents.base import BaseAgent
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,

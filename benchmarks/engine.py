@@ -19,8 +19,8 @@ from collections.abc import Callable
 import numpy as np
 
 import zanzibar_env as zz
-from zanzibar_env.agents import RandomAgent
 from zanzibar_env import RandomDice
+from zanzibar_env.agents import RandomAgent
 from zanzibar_env.core.engine import RoundState
 
 TABLE_SIZES = (2, 4, 8)

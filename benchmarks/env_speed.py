@@ -28,13 +28,12 @@ import gymnasium as gym
 import numpy as np
 
 import zanzibar_env  # noqa: F401  (registers the ids)
+from benchmarks import step_instructions as SI
+from benchmarks.step_instructions import single_stepper
 from zanzibar_env.agents import available_agents
 from zanzibar_env.envs.env import ZanzibarEnv
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
-from zanzibar_env.train.repro import cpu_model
-
-from benchmarks import step_instructions as SI
-from benchmarks.step_instructions import single_stepper
+from zanzibar_env.train.results import cpu_model
 
 VECTOR_SIZES = (1, 256, 1024, 4096)
 

@@ -9,17 +9,16 @@ ratio of the solve time to the 2-player round solve of the same ruleset measured
 
 from __future__ import annotations
 
-from typing import Any
-
 import argparse
 import os
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
-from zanzibar_env.agents.exact import game_iteration as game_solver
 from zanzibar_env.agents.exact import cache as table_cache
+from zanzibar_env.agents.exact import game_iteration as game_solver
 from zanzibar_env.agents.exact.cache import solved_game
 from zanzibar_env.agents.exact.game_iteration import make_system, stacks_key
 from zanzibar_env.agents.exact.round import RoundSpec, solve

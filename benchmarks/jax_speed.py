@@ -27,7 +27,7 @@ import numpy as np
 
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 from zanzibar_env.jax import Env
-from zanzibar_env.train.repro import cpu_model
+from zanzibar_env.train.results import cpu_model
 
 
 def jax_runner(

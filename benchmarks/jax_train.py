@@ -5,7 +5,7 @@ trains seeds ``0 .. N-1`` of the config (default ``configs/jax_ppo_classic_2p.ya
 other and prints one table: per seed the wall time of training (compilation included, and the first
 update's share of it), the timesteps and the exact regret of the trained policy in each seat
 (:func:`zanzibar_env.agents.exact.exploitability`, chips per round); below it the interquartile mean
-over the seeds with its 95% bootstrap interval (:mod:`zanzibar_env.train.intervals`), how many seeds
+over the seeds with its 95% bootstrap interval (:mod:`zanzibar_env.train.results.intervals`), how many seeds
 meet the target (regret at most 0.003 in each seat, training at most 60 s), the CPU and JAX's device.
 Then the same seeds again as pure self-play (``self_play_frac: 1``: no bot, no solver knowledge in
 training), unless ``--no-self-play``. The runs land in ``runs/`` like any training run.
@@ -17,9 +17,8 @@ import argparse
 import sys
 from typing import Any
 
-from zanzibar_env.train.intervals import iqm, iqm_interval
-from zanzibar_env.train.jax_config import JaxPPOConfig, load_jax_config
-from zanzibar_env.train.repro import cpu_model
+from zanzibar_env.train.config import JaxPPOConfig, load_jax_config
+from zanzibar_env.train.results import cpu_model, iqm, iqm_interval
 
 TARGET_REGRET, TARGET_SECONDS = 0.003, 60.0
 COLUMNS = ("train_seconds", "compile_seconds", "cpu_seconds", "regret_seat0", "regret_seat1", "regret_mean")

@@ -4,7 +4,7 @@ Plays ``--rounds`` rounds per seat of each ``--agents`` entry against ``optimal`
 env (``skip_no_decision``: rounds without a decision are replayed) and prints, per seat, the mean and
 standard deviation of the sampled round result (the env's ``"chips"`` reward) and of the expected
 result given the player's final hand that ``expected_reward: true`` pays instead
-(:mod:`zanzibar_env.train.expected_reward`, tables from
+(:mod:`zanzibar_env.train.sb3.expected_reward`, tables from
 :func:`zanzibar_env.agents.exact.turn_end_values`), and the mean
 difference with its 95% interval (0 when the tables are the expectation). The variance ratio is how
 many times fewer samples the same precision needs.
@@ -19,11 +19,10 @@ import argparse
 
 import numpy as np
 
-from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.agents.exact import turn_end_values
 from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.registry import make_agent, spec_help
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
-from zanzibar_env.core.registry import SPEC_HELP
 
 NUM_ENVS = 1024
 
@@ -54,7 +53,7 @@ def rounds(agent_name: str, seat: int, n: int, ruleset: str, seed: int) -> tuple
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--agents", default="optimal,random", help=f"comma-separated agents; each {SPEC_HELP}")
+    p.add_argument("--agents", default="optimal,random", help=f"comma-separated agents; each {spec_help()}")
     p.add_argument("--rounds", type=int, default=200_000, help="rounds per agent and seat")
     p.add_argument("--ruleset", default="classic")
     p.add_argument("--seed", type=int, default=0)

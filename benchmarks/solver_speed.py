@@ -19,8 +19,8 @@ import numpy as np
 from zanzibar_env.agents.exact.cache import _MEMORY, solved_tables
 from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
 from zanzibar_env.agents.optimal import OptimalAgent
-from zanzibar_env.core.engine import RoundState, View
 from zanzibar_env.core.dice import RandomDice
+from zanzibar_env.core.engine import RoundState, View
 from zanzibar_env.core.kernel import transition_probs
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import available_rulesets, load_ruleset

@@ -27,7 +27,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from zanzibar_env.train.resources import int_at_least, positive_int
+from zanzibar_env.train.config import int_at_least, positive_int
 
 #: Envs counted: name -> how to build it (from the Zanzibar ruleset and opponents). Blackjack-v1 via
 #: ``gym.make`` is the reference of every ratio, as in the timed benchmark.

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
+from zanzibar_env.train.results import cpu_model
 from zanzibar_env.train.tournament import run_tournament
-from zanzibar_env.train.repro import cpu_model
 
 
 def speed(agents: list[str], lockstep: bool, games: int, jobs: int, args: argparse.Namespace) -> tuple:

@@ -38,9 +38,9 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv
 
-from zanzibar_env.train.opponents import build_opponents
 from zanzibar_env.train.config import TrainConfig, load_config
 from zanzibar_env.train.ppo import make_env, make_model, seed_everything
+from zanzibar_env.train.sb3 import build_opponents
 
 
 def _ppo_kwargs(cfg: TrainConfig) -> dict[str, Any]:
@@ -169,7 +169,7 @@ def profile_parts(cfg: TrainConfig, steps: int) -> dict[str, float]:
     model = make_model(run_cfg, env, Path("."))
     callback = None
     if opp.exploiter is not None:
-        from zanzibar_env.train.callbacks import ExploiterCallback
+        from zanzibar_env.train.sb3 import ExploiterCallback
 
         callback = ExploiterCallback(run_cfg, opp.exploiter)
     model.learn(cfg.num_envs * cfg.n_steps, progress_bar=False, callback=callback)

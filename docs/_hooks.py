@@ -8,21 +8,11 @@ picture, ``RULES.md`` to the rules page, ``CHANGELOG.md`` to the changelog page.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def on_startup(**_: Any) -> None:
-    """The API pages read the package as it installs (agents/ as zanzibar_env.agents, ...): lay it out."""
-    spec = importlib.util.spec_from_file_location("installed_tree", ROOT / "tools" / "installed_tree.py")
-    assert spec is not None and spec.loader is not None
-    tree = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tree)
-    tree.build(ROOT / ".installed")
 
 
 _INCLUDE = re.compile(r"^<!-- include (\S+?)(?:#(.+?))? -->$", re.M)

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zanzibar_env.core.kernel import STOP
-from zanzibar_env.core.rules import Ruleset
-
 from zanzibar_env.agents.exact.cache import solved_tables
 from zanzibar_env.agents.exact.game3 import TOL, Game3, make_game3, outcome_values, round_values
 from zanzibar_env.agents.exact.round import RoundSpec
 from zanzibar_env.agents.exact.turn import NUM_MULTISETS
+from zanzibar_env.core.kernel import STOP
+from zanzibar_env.core.rules import Ruleset
 
 
 @dataclass

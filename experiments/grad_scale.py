@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from zanzibar_env.train.config import TrainConfig, load_config
-from zanzibar_env.train.opponents import build_opponents
 from zanzibar_env.train.ppo import make_env, make_model, seed_everything
+from zanzibar_env.train.sb3 import build_opponents
 
 
 def _norm(policy: Any, loss: torch.Tensor) -> float:

@@ -21,14 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.engine import STOP
-from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.kernel import legal_mask, transition_probs
-
 from zanzibar_env.agents.exact import agent_policy, decision_states, exploitability, solve_round
 from zanzibar_env.agents.exact.round import Level, RoundSpec, position_turns
 from zanzibar_env.agents.exact.turn import NUM_MULTISETS, backward
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.engine import STOP
+from zanzibar_env.core.hands import MULTISETS
+from zanzibar_env.core.kernel import legal_mask, transition_probs
+from zanzibar_env.core.registry import make_agent
 
 
 def first_roller_reach(levels: list[Level]) -> np.ndarray:

@@ -32,9 +32,8 @@ from zanzibar_env.agents.optimal import OptimalAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import Ruleset
-
+from zanzibar_env.train.config import positive_int
 from zanzibar_env.train.tournament import run_tournament
-from zanzibar_env.train.resources import positive_int
 
 CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
 DEFAULT_VARIANTS = ("flat", "flat<=1", "flat<=3", "capped<=3", "guard<=2", "guard<=4")

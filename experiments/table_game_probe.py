@@ -34,8 +34,6 @@ from collections.abc import Sequence
 import numpy as np
 
 import zanzibar_env as zz
-from zanzibar_env.agents.optimal import OptimalAgent
-from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.agents.exact import BestResponse, family_response
 from zanzibar_env.agents.exact.table_game import (
     FamilySolve,
@@ -45,10 +43,11 @@ from zanzibar_env.agents.exact.table_game import (
     seat_wins,
     solve_family,
 )
+from zanzibar_env.agents.optimal import OptimalAgent
+from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import Ruleset, load_ruleset
-
+from zanzibar_env.train.config import positive_int
 from zanzibar_env.train.tournament import run_tournament
-from zanzibar_env.train.resources import positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:

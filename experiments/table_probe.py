@@ -20,9 +20,8 @@ from collections.abc import Sequence
 
 from zanzibar_env.agents.exact import table_best_response
 from zanzibar_env.agents.exact.table import solve_table
-
+from zanzibar_env.train.config import positive_int
 from zanzibar_env.train.tournament import run_tournament
-from zanzibar_env.train.resources import positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:

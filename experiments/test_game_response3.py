@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 import zanzibar_env as zz
-from experiments.game_response3 import respond3
-from zanzibar_env.agents.registry import make_agent
 from experiments import game_probe3
-
+from experiments.game_response3 import respond3
 from tests.cache import isolated_cache  # noqa: F401  (autouse fixture)
+from zanzibar_env.core.registry import make_agent
 
 
 @pytest.fixture(scope="module")

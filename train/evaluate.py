@@ -7,11 +7,16 @@ else the default config. Exact figures (2 players only): the value per round in 
 the ``optimal`` bot and the exploitability (best-response gain per round) from :mod:`zanzibar_env.agents.exact`.
 Bot matches: ``--games`` episodes of the config's env against each baseline bot, played in the
 batched vector env with the learner's greedy (deterministic) policy; mean return with a 95% bootstrap
-interval (:mod:`zanzibar_env.train.intervals`).
+interval (:mod:`zanzibar_env.train.results.intervals`).
 The library functions here are also what the training callback uses.
 """
 
 from __future__ import annotations
+
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
 
 import argparse
 import json
@@ -21,24 +26,21 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
+from zanzibar_env.core.bots import BaseAgent
+from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 from zanzibar_env.core.safe_load import read_json
 from zanzibar_env.envs.sb3 import make_sb3_env
-
-from zanzibar_env.train.config import (
+from zanzibar_env.train.config import check_config, int_at_least, table_opponents
+from zanzibar_env.train.config.training import (
     TrainConfig,
     apply,
     load_config,
     read_yaml,
 )
-from zanzibar_env.train.config_checks import check_config, table_opponents
-from zanzibar_env.train.intervals import mean_interval
-from zanzibar_env.train.resources import int_at_least
-from zanzibar_env.train.runs import eval_rows
-from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.train.results import eval_rows, mean_interval, pin_cpu_kernels
 
 
 def exact_figures(agent: BaseAgent, ruleset: str | Ruleset) -> dict[str, float]:
@@ -66,7 +68,7 @@ def bot_match(model: Any, cfg: TrainConfig, bot: str, games: int, seed: int) -> 
 
     ``games`` episodes are split evenly over up to 100 parallel envs; each env counts only its quota.
     """
-    from zanzibar_env.agents.registry import make_agent
+    from zanzibar_env.core.registry import make_agent
 
     n = max(1, min(games, 100))
     quota = np.full(n, games // n) + (np.arange(n) < games % n)
@@ -246,7 +248,7 @@ def export(model_path: Path, cfg: TrainConfig, result: dict[str, Any], out: Path
     }
     if (
         "game_exploit_mean" in result
-    ):  # full-game models (zanzibar_env.train.game_learn): win probability from 20-20
+    ):  # full-game models (zanzibar_env.train.sb3.game_learn): win probability from 20-20
         meta["game_exploitability"] = {k: result[f"game_exploit_{k}"] for k in ("first", "second", "mean")}
         meta["game_units"] = "win probability a best response gains (exact, 2-player game, starting stacks)"
     atomic_write_text(out.with_suffix(".json"), json.dumps(meta, indent=2) + "\n")
@@ -302,6 +304,7 @@ def prepare(args: argparse.Namespace) -> tuple[Path, TrainConfig, Any, Path | No
 
 
 def main(argv: list[str] | None = None) -> int:
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
         model_path, cfg, model, out = prepare(args)

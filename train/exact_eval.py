@@ -25,6 +25,11 @@ its own probability of a best action there (``p(best)``) and how much of the los
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import json
 import sys
@@ -34,13 +39,12 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.agents.exact import MAX_STATES, exploitability, game_exploitability, game_states
-from zanzibar_env.agents.registry import make_agent
 from zanzibar_env.core.game import play_game
+from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.registry import make_agent, spec_help
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
-from zanzibar_env.core.registry import SPEC_HELP
-from zanzibar_env.core.interrupts import run_command
-
+from zanzibar_env.train.results import pin_cpu_kernels
 
 #: Games of more stack states are refused unless ``--max-states`` allows them (about a minute here).
 DEFAULT_MAX_STATES = 200
@@ -78,7 +82,7 @@ def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m train.exact_eval", description=__doc__.splitlines()[0])
-    p.add_argument("--agent", default="greedy", help=f"the agent: {SPEC_HELP}")
+    p.add_argument("--agent", default="greedy", help=f"the agent: {spec_help()}")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")
     p.add_argument("--game", action="store_true", help="evaluate the whole game (win probabilities)")
@@ -330,6 +334,7 @@ def report(fig: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad agent or ruleset)."""
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
         if args.json is not None:

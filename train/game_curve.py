@@ -1,26 +1,30 @@
 """The game-exploitability curves of full-game runs, side by side: ``python -m train.game_curve RUN_DIR ...
 [--out docs/game_learning_curve.png] [--label NAME ...]``.
 
-Reads each run's ``eval.csv`` (written with ``eval_game_exact: true``, :mod:`zanzibar_env.train.game_learn`) and
+Reads each run's ``eval.csv`` (written with ``eval_game_exact: true``, :mod:`zanzibar_env.train.sb3.game_learn`) and
 draws the exact game exploitability (win probability a best response gains, mean of the two seats)
 against env steps on a log axis, with the same figure for the ``optimal`` bot (round-optimal play,
 computed here exactly for the runs' ruleset and stacks) as a dashed line
-(:func:`zanzibar_env.train.plots.plot_game_curves`); prints every row as a Markdown table (what
+(:func:`zanzibar_env.train.results.plots.plot_game_curves`); prints every row as a Markdown table (what
 ``docs/game_learning.md`` quotes).
 """
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import sys
 from pathlib import Path
 
-from zanzibar_env.core.safe_io import check_output
-from zanzibar_env.train.config import TrainConfig, apply, read_yaml
-from zanzibar_env.train.exact_eval import game_figures
-from zanzibar_env.train.plots import plot_game_curves
-from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.safe_io import check_output
+from zanzibar_env.train.config.training import TrainConfig, apply, read_yaml
+from zanzibar_env.train.exact_eval import game_figures
+from zanzibar_env.train.results import EVAL_CSV, pin_cpu_kernels, plot_game_curves, read_eval_csv
 
 
 def load_run(run_dir: Path) -> tuple[TrainConfig, list[dict[str, float]]]:
@@ -48,6 +52,7 @@ def table(labels: list[str], runs: list[list[dict[str, float]]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     ap = argparse.ArgumentParser(prog="python -m train.game_curve", description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", type=Path, help="run directories of full-game runs")
     ap.add_argument("--label", action="append", default=[], help="legend label per run (default: its name)")

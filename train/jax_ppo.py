@@ -32,6 +32,11 @@ table (:mod:`zanzibar_env.train.jax_seeds`).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import itertools
 import json
@@ -56,10 +61,9 @@ from zanzibar_env.core.observation import OBS_LAYOUT
 from zanzibar_env.core.onehot import onehot, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
-from zanzibar_env.train.config import describe_fields
-from zanzibar_env.train.jax_config import JaxPPOConfig, load_jax_config, save_jax_config
-from zanzibar_env.train.jax_env import EnvGroup, make_groups
-from zanzibar_env.train.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
+from zanzibar_env.train.config import JaxPPOConfig, describe_fields, load_jax_config, save_jax_config
+from zanzibar_env.train.jax_training import EnvGroup, make_groups
+from zanzibar_env.train.results.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
 
 Params = dict[str, Any]
 ACTIVATIONS: dict[str, Callable[[jax.Array], jax.Array]] = {"tanh": jnp.tanh, "relu": jax.nn.relu}

@@ -1,20 +1,20 @@
 """PPO on Zanzibar: ``python -m train.ppo [--config PATH] [--set key=value ...] [--resume RUN_DIR]``.
 
-Reads like CleanRL, configures like RL Zoo. The config (``train/config.py``; YAML in ``configs/``,
+Reads like CleanRL, configures like RL Zoo. The config (``train/config/training.py``; YAML in ``configs/``,
 default ``configs/ppo_classic_2p.yaml``) picks the env, opponents and hyper-parameters. The learner is
 sb3-contrib ``MaskablePPO`` (``algo: maskable_ppo``, the default: illegal holds are masked out when a
 ruleset forbids them) or plain SB3 ``PPO`` (``algo: ppo``), trained on the batched vector env through
 :class:`zanzibar_env.envs.sb3.SB3VecEnv`. Each run writes ``runs/<env-id>__<exp-name>__<seed>__<unix-time>/``:
 
 - ``config.yaml``      the resolved config (``--resume`` reads it back)
-- ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/repro.py)
+- ``environment.json`` what the run depended on: versions, CPU, torch's kernels and threads (train/results/repro.py)
 - ``model.zip``        the latest policy (saved at every evaluation and on Ctrl-C/SIGTERM: resumable)
 - ``best_model.zip``   the policy with the best evaluation score (lowest exploitability in 2-player)
 - ``tb/``              TensorBoard logs (``tensorboard --logdir runs``)
 - ``eval.csv``         one row per evaluation: steps, training seconds, bot matches, exact figures
 - ``learning_curve.png``  the evaluation curve, drawn at the end
 - ``pool/``            self-play checkpoints (self-play configs only)
-- ``pretrain.json``    the imitation figures (configs with ``pretrain: BOT``; :mod:`zanzibar_env.train.game_learn`)
+- ``pretrain.json``    the imitation figures (configs with ``pretrain: BOT``; :mod:`zanzibar_env.train.sb3.game_learn`)
 
 Faults: Ctrl-C (SIGINT) or SIGTERM stops training at the next step, saves ``model.zip`` and exits
 with 130 / 143 and a one-line message; ``--resume RUN_DIR`` continues it. ``--resume`` takes
@@ -25,13 +25,18 @@ config error is reported before anything is written. Model files are written ato
 The same seed and config give the same run, bit for bit (weights and ``eval.csv`` except its
 ``train_seconds`` column): numpy, torch, the envs and the opponents are all seeded from ``seed``, torch
 runs with ``torch_threads`` threads, every schedule (evaluations, exploiter updates) counts env steps,
-never seconds, and importing :mod:`train` pins torch's CPU kernels (:mod:`zanzibar_env.train.repro`) so that other
+never seconds, and :func:`main` pins torch's CPU kernels first (:mod:`zanzibar_env.train.results.repro`) so that other
 x86-64 machines compute the same floats. ``environment.json`` records what the run depended on. In
 2-player settings the run ends by printing the exact exploitability (best-response gain per round) in
 each seat.
 """
 
 from __future__ import annotations
+
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
 
 import argparse
 import json
@@ -44,18 +49,12 @@ import numpy as np
 import torch
 from stable_baselines3.common.vec_env import VecEnv
 
+from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
-
-from zanzibar_env.train.callbacks import (
-    EntropyScheduleCallback,
-    EvalCallback,
-    ExploiterCallback,
-    SelfPlayCallback,
-    WeightAverageCallback,
-)
-from zanzibar_env.train.config import (
+from zanzibar_env.train.config import check_config, seat_split
+from zanzibar_env.train.config.training import (
     TrainConfig,
     apply,
     describe_fields,
@@ -63,13 +62,22 @@ from zanzibar_env.train.config import (
     read_yaml,
     save_config,
 )
-from zanzibar_env.train.config_checks import check_config, seat_split
-from zanzibar_env.train.faults import SignalGuard, StopOnSignal, lock_run_dir, save_model
-from zanzibar_env.train.features import ZanzibarFeatures
-from zanzibar_env.train.opponents import Opponents, build_opponents
-from zanzibar_env.train.plots import plot_eval_csv
-from zanzibar_env.train.runs import EVAL_CSV, check_run_stamp, eval_rows, new_run, record_environment
-from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.train.results import pin_cpu_kernels, plot_eval_csv
+from zanzibar_env.train.results.runs import EVAL_CSV, check_run_stamp, eval_rows, new_run, record_environment
+from zanzibar_env.train.sb3 import (
+    EntropyScheduleCallback,
+    EvalCallback,
+    ExploiterCallback,
+    Opponents,
+    SelfPlayCallback,
+    SignalGuard,
+    StopOnSignal,
+    WeightAverageCallback,
+    ZanzibarFeatures,
+    build_opponents,
+    lock_run_dir,
+    save_model,
+)
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -129,19 +137,19 @@ def make_env(
     second: tuple[Any, list[Any] | None] | None = None,
 ) -> VecEnv:
     """The training env of ``cfg`` (seeded from ``cfg.seed``; ``groups`` as in ``make_sb3_env``): an
-    :class:`SB3VecEnv`, inside :class:`zanzibar_env.train.expected_reward.ExpectedRoundReward`
+    :class:`SB3VecEnv`, inside :class:`zanzibar_env.train.sb3.expected_reward.ExpectedRoundReward`
     under ``expected_reward``.
 
     With ``second_seat_frac > 0`` the envs are split in two parts in one vector env (a seat per env),
     each part playing every opponent group: the first follows ``cfg.seat``, in the second the learner
     always rolls second (seat 1); each part is seeded as its own vector env (``make_sb3_env``). With
-    ``second`` (``(opponents, groups)`` of the second part, see :class:`zanzibar_env.train.opponents.Opponents`) the
+    ``second`` (``(opponents, groups)`` of the second part, see :class:`zanzibar_env.train.sb3.opponents.Opponents`) the
     two parts are two vector envs side by side (vector env ``g`` reset with ``seed + 7919 * g``).
     """
     env = _make_sb3(cfg, opponents, groups, second)
     if not cfg.expected_reward:
         return env
-    from zanzibar_env.train.expected_reward import ExpectedRoundReward
+    from zanzibar_env.train.sb3 import ExpectedRoundReward
 
     return ExpectedRoundReward.for_ruleset(env, cfg.ruleset)
 
@@ -229,7 +237,6 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     the saved weights have loaded into a model built from this config (same ``net_arch``, ``features``).
     """
     from zanzibar_env.agents.sb3_model import load_sb3
-
     from zanzibar_env.train.config import parse_override
 
     if not (run_dir / "config.yaml").is_file() or not (run_dir / "model.zip").is_file():
@@ -301,8 +308,8 @@ def _restore(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
 
 
 def _pretrain(model: Any, cfg: TrainConfig, run_dir: Path) -> None:
-    """Imitate ``cfg.pretrain`` before PPO (:mod:`zanzibar_env.train.game_learn`); figures to ``pretrain.json``."""
-    from zanzibar_env.train.game_learn import pretrain
+    """Imitate ``cfg.pretrain`` before PPO (:mod:`zanzibar_env.train.sb3.game_learn`); figures to ``pretrain.json``."""
+    from zanzibar_env.train.sb3 import pretrain
 
     figures = pretrain(model, cfg)
     atomic_write_text(run_dir / "pretrain.json", json.dumps({"teacher": cfg.pretrain, **figures}, indent=2))
@@ -378,6 +385,7 @@ def _start(args: argparse.Namespace, argv: list[str] | None) -> tuple[TrainConfi
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m train.ppo``; exit 0, 1 (a disk error while training), 2 (bad config or --resume), 130/143."""
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     guard = SignalGuard()
     with guard:

@@ -12,11 +12,17 @@ two defaults: ``--gym-packages zanzibar_env`` and ``--conf-file`` the shipped
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import sys
 from collections.abc import Sequence
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.train.results import pin_cpu_kernels
 
 
 def zoo_args(argv: Sequence[str]) -> list[str]:
@@ -34,6 +40,7 @@ def zoo_args(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run rl_zoo3's training with ``ppo_mask`` available; returns 0 (rl_zoo3 exits on bad options)."""
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     import rl_zoo3.train
     from rl_zoo3.utils import ALGOS
     from sb3_contrib import MaskablePPO

@@ -2,11 +2,11 @@
 
 Runs ``python -m train.ppo`` once per seed (``--config`` and ``--set`` as there; ``seed`` comes from
 ``--seeds``), at most ``--jobs`` at a time, each in its own process (so each pins its CPU kernels and
-threads afresh, see :mod:`zanzibar_env.train.repro`), then prints one table of the **final** exact regret
+threads afresh, see :mod:`zanzibar_env.train.results.repro`), then prints one table of the **final** exact regret
 (the last row of each run's ``eval.csv``) per seat (rolls first / second / their mean), the training
 seconds (evaluations excluded, as ``zanzibar_env.train.ppo`` reports them) and whole-process wall
 seconds: for each, the interquartile mean with its 95% bootstrap interval over the seeds (what
-``rliable`` reports for runs over seeds; :mod:`zanzibar_env.train.intervals`), the mean, min and max.
+``rliable`` reports for runs over seeds; :mod:`zanzibar_env.train.results.intervals`), the mean, min and max.
 ``--json OUT`` also writes the per-seed rows and the summary. A failed run stops nothing else; the
 command then exits 1 naming it.
 
@@ -14,6 +14,11 @@ Wall times depend on the machine and on what else runs on it: quote them with bo
 """
 
 from __future__ import annotations
+
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
 
 import argparse
 import json
@@ -25,12 +30,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from zanzibar_env.core.safe_io import atomic_write_text, check_output
-
-from zanzibar_env.train.config import load_config, parse_override
-from zanzibar_env.train.intervals import iqm, iqm_interval
-from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.safe_io import atomic_write_text, check_output
+from zanzibar_env.train.config import load_config, parse_override
+from zanzibar_env.train.results import EVAL_CSV, iqm, iqm_interval, pin_cpu_kernels, read_eval_csv
 
 #: The columns summarised, with their labels.
 COLUMNS = (
@@ -158,6 +161,7 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
         seeds = check(args)

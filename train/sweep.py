@@ -25,6 +25,11 @@ run directories must then be on a file system every node sees); without it a loc
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import csv
 import io
@@ -38,18 +43,15 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.safe_io import atomic_write_text, check_output, check_writable_dir, disk_error
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
-
-from zanzibar_env.train.resources import positive_int
-from zanzibar_env.train.runs import eval_rows
-from zanzibar_env.train.config import TrainConfig, apply
-from zanzibar_env.train.config_checks import check_config
-from zanzibar_env.train.sweep_config import DISTRIBUTIONS, SweepConfig, base_config, load_sweep
-from zanzibar_env.train.sweep_config import base_path as _base_path
+from zanzibar_env.train.config import TrainConfig, apply, check_config, positive_int
+from zanzibar_env.train.config.sweep import DISTRIBUTIONS, SweepConfig, base_config, load_sweep
+from zanzibar_env.train.config.sweep import base_path as _base_path
+from zanzibar_env.train.results import eval_rows, pin_cpu_kernels
 from zanzibar_env.train.tournament.ray_backend import ray_session
-from zanzibar_env.core.interrupts import run_command
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -123,7 +125,7 @@ class TuneReport(BaseCallback):
 def run_trial(params: dict[str, Any], sweep: SweepConfig, sweep_dir: Path) -> None:
     """One trial (in a Ray worker): a new zanzibar_env.train.ppo run, or the trial's run resumed from its checkpoint."""
     from zanzibar_env.train.ppo import resume_config, train
-    from zanzibar_env.train.runs import new_run
+    from zanzibar_env.train.results import new_run
 
     tune = _tune()
     checkpoint = tune.get_checkpoint()
@@ -257,6 +259,7 @@ sweep writes trials.csv and the best config so far (--resume continues it).
 
 
 def main(argv: list[str] | None = None) -> int:
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     p = argparse.ArgumentParser(
         prog="python -m train.sweep",
         description=__doc__.splitlines()[0],

@@ -16,27 +16,54 @@ The public API for research code::
 
 from __future__ import annotations
 
-from .core.interrupts import install_startup_handler
+import importlib
+from typing import TYPE_CHECKING, Any
 
-install_startup_handler()  # first: Ctrl-C while a command is still importing exits 130 with one line
+from .envs.registration import register_when_imported
 
-from typing import Any  # noqa: E402
+if TYPE_CHECKING:  # the names below load on first use (``__getattr__``): importing the package stays cheap
+    from .core.dice import DiceSource, RandomDice, ScriptedDice
+    from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep
+    from .core.game import Agent, GameState, play_game, play_round, replay_game
+    from .core.hands import MULTISETS, Hand, HandTable, hand_table
+    from .core.records import GameRecord, RoundRecord, TurnRecord, load_games
+    from .core.registry import available_agents, make_agent, register
+    from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset
 
-from .core.dice import DiceSource, RandomDice, ScriptedDice  # noqa: E402
-from .core.engine import NUM_ACTIONS, STOP, RoundState, View, mask_from_keep  # noqa: E402
-from .core.game import Agent, GameState, play_game, play_round, replay_game  # noqa: E402
-from .core.hands import MULTISETS, Hand, HandTable, hand_table  # noqa: E402
-from .core.records import GameRecord, RoundRecord, TurnRecord, load_games  # noqa: E402
-from .core.registry import available_agents, make_agent, register  # noqa: E402
-from .core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, available_rulesets, load_ruleset  # noqa: E402
-from .envs.registration import register_when_imported  # noqa: E402
+#: Where each public name lives (the module under ``zanzibar_env.core``).
+_HOMES = {
+    "dice": ("DiceSource", "RandomDice", "ScriptedDice"),
+    "engine": ("NUM_ACTIONS", "STOP", "RoundState", "View", "mask_from_keep"),
+    "game": ("Agent", "GameState", "play_game", "play_round", "replay_game"),
+    "hands": ("MULTISETS", "Hand", "HandTable", "hand_table"),
+    "records": ("GameRecord", "RoundRecord", "TurnRecord", "load_games"),
+    "registry": ("available_agents", "make_agent", "register"),
+    "rules": ("MAX_PLAYERS", "MIN_PLAYERS", "Ruleset", "available_rulesets", "load_ruleset"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __version__ = "0.1.0"
 
 
 def score(dice: Any, ruleset: str | Ruleset = "classic") -> Hand:
     """Score three dice under a ruleset: a hashable, totally ordered :class:`Hand` (``>`` = better)."""
+    from .core.rules import load_ruleset
+
     return load_ruleset(ruleset).table.score(dice)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its home in :mod:`zanzibar_env.core` on first use (PEP 562)."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'zanzibar_env' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"zanzibar_env.core.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULE_OF})
 
 
 __all__ = [
@@ -75,6 +102,6 @@ __all__ = [
 
 # Register Zanzibar-v1 and ZanzibarRound-v1 with Gymnasium, now if it is imported, else when it is:
 # ``import zanzibar_env`` imports neither gymnasium nor the dice tables (built on first use). The pure
-# game (zanzibar_env.core) works without gymnasium; tests/test_layers.py runs it where it cannot be
+# game (zanzibar_env.core) works without gymnasium; tests/package/test_layers.py runs it where it cannot be
 # imported.
 register_when_imported()

@@ -5,7 +5,7 @@ This module is the API research code calls. Every function takes the ruleset as 
 Ruleset`` (a name, a YAML path or a :class:`~zanzibar_env.core.rules.Ruleset`) and, where the figure
 depends on them, ``stacks`` (``None``: the ruleset's starting stacks), in this order: agents first, then
 ``ruleset``, then ``stacks``, then the rest. Agents may be objects or names for
-:func:`zanzibar_env.agents.registry.make_agent`; any agent that is a function of its observation is read
+:func:`zanzibar_env.core.registry.make_agent`; any agent that is a function of its observation is read
 exactly, from one batched query (:func:`action_probabilities`)::
 
     from zanzibar_env.agents.exact import exploitability, game_exploitability, best_response
@@ -36,8 +36,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.best_response import (
     BestResponse,
     best_response,
@@ -62,6 +60,7 @@ from zanzibar_env.agents.exact.round import Level, RoundSpec, action_values, sea
 from zanzibar_env.agents.exact.table_round import check_ruleset as check_table_ruleset
 from zanzibar_env.agents.exact.turn_end import TurnEndValues, turn_end_values
 from zanzibar_env.agents.exact.value import round_value, win_probability
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 
 def solve_round(

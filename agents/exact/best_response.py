@@ -33,11 +33,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from zanzibar_env.core.engine import View
-from zanzibar_env.core.observation import ViewBatch
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.exact.decisions import agent_policy, agent_tables, decision_states
 from zanzibar_env.agents.exact.game_iteration import SolvedGame, iterate
 from zanzibar_env.agents.exact.lookup import Dense, dense_actions, dense_tables, game_action, game_actions
@@ -45,7 +40,11 @@ from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
 from zanzibar_env.agents.exact.table import solve_table
 from zanzibar_env.agents.exact.table_game import FamilyPolicy, FamilySolve, solve_family
 from zanzibar_env.agents.exact.value import game_system, seat0_value
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.bots import BaseAgent
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.registry import make_agent
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 #: The agent name of each scope.
 SCOPES = {"round": "best_response", "table": "table_response", "game": "game_best_response",

@@ -27,8 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.game import GameSpec, Pairs
 from zanzibar_env.agents.exact.game_iteration import (
     GAME_SOLVER_VERSION,
@@ -39,6 +37,7 @@ from zanzibar_env.agents.exact.game_iteration import (
 )
 from zanzibar_env.agents.exact.lookup import Dense, dense_tables
 from zanzibar_env.agents.exact.round import SOLVER_VERSION, Level, RoundSpec, solve
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 #: Layout version of every cache file (3: one format for round and game tables).
 CACHE_FORMAT = 3

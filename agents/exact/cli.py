@@ -8,17 +8,21 @@ under optimal play (seat 0 rolls first; chips given away minus chips received, o
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
-
 from zanzibar_env.agents.exact.cache import default_cache_dir, solved_tables
 from zanzibar_env.agents.exact.round import seat_values, solve
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,7 @@ How an agent is read: every decision state is enumerated once and turned into on
 (:func:`action_probabilities`: ``action_probs_batch``, ``act_batch``, or ``act`` per view). So any agent
 that is a function of its observation can be evaluated, a neural one included. An agent with
 ``action_probs_batch(batch) -> float[B, 8]`` is read as that stochastic policy, and
-:class:`~zanzibar_env.agents.random_agent.RandomAgent` as the uniform policy over legal actions; any
+:class:`~zanzibar_env.core.bots.RandomAgent` as the uniform policy over legal actions; any
 other agent is taken to be deterministic.
 
 - **2-player round** (:func:`decision_states`, :func:`agent_policy`): the first player's dice and roll;
@@ -29,18 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.engine import STOP, View
-from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.kernel import legal_mask
-from zanzibar_env.core.observation import ViewBatch
-from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.game import GameSpec, Pairs
 from zanzibar_env.agents.exact.game_iteration import GameSystem
 from zanzibar_env.agents.exact.lookup import BEST_FIELD
 from zanzibar_env.agents.exact.round import Level, RoundSpec, enumerate_levels
 from zanzibar_env.agents.exact.turn import NUM_MULTISETS
-from zanzibar_env.agents.random_agent import RandomAgent
+from zanzibar_env.core.bots import RandomAgent
+from zanzibar_env.core.engine import STOP, View
+from zanzibar_env.core.hands import MULTISETS
+from zanzibar_env.core.kernel import legal_mask
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
 _DICE = np.array(MULTISETS, np.int64)  # [56, 3] sorted faces of each multiset
 

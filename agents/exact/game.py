@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
 from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.core.settlement import game_winners, stacks_after
-
-from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
 
 Event = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (c, k, pair, swap), see Terms
 #: Option values this solver models (a ruleset with any other value raises ValueError).
@@ -162,7 +161,14 @@ class Terms:
 
 
 def _settle(
-    spec: GameSpec, pairs: Pairs, x, y, lose_a: bool, lose_b: bool, pay: np.ndarray, a_starts: bool
+    spec: GameSpec,
+    pairs: Pairs,
+    x: np.ndarray,
+    y: np.ndarray,
+    lose_a: bool,
+    lose_b: bool,
+    pay: np.ndarray,
+    a_starts: bool,
 ) -> Event:
     """The outcome when ``A`` (``x``) and ``B`` (``y``) lose the round or not, each paying ``pay`` (``A``
     starts next or not): the stacks after it and the game's end as the engine settles them

@@ -23,12 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, choose
 from zanzibar_env.core.hands import FACES, MULTISET_INDEX, MULTISETS
 from zanzibar_env.core.kernel import chips_of_category, legal_mask, transition_probs
 from zanzibar_env.core.rules import Ruleset
 from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
-
-from zanzibar_env.agents.exact.turn import NUM_MULTISETS, choose
 
 TOL = 1e-12
 

@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.agents.exact.game import GameSpec, Pairs, RoundSolution, Terms, round_terms, solve_rounds
 from zanzibar_env.core.kernel import STOP, legal_mask, transition_probs
 from zanzibar_env.core.rules import Ruleset, load_ruleset
-
-from zanzibar_env.agents.exact.game import GameSpec, Pairs, RoundSolution, Terms, round_terms, solve_rounds
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 GAME_SOLVER_VERSION = 1

@@ -16,15 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.agents.exact.game_iteration import SolvedGame
+from zanzibar_env.agents.exact.round import Level, RoundSpec
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
-
-from zanzibar_env.agents.exact.game_iteration import SolvedGame
-from zanzibar_env.agents.exact.round import Level, RoundSpec
-from zanzibar_env.agents.exact.turn import NUM_MULTISETS
 
 #: The view field read under ``final_hand: best`` (RULES.md §9): rank of the best throw so far.
 BEST_FIELD = "turn_best_rank"

@@ -32,10 +32,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
-
-from zanzibar_env.core.kernel import legal_mask, transition_probs
-
 from zanzibar_env.agents.exact.turn import (
     NUM_MULTISETS,
     TurnProblem,
@@ -48,6 +44,8 @@ from zanzibar_env.agents.exact.turn import (
     turn_value,
     turn_value_best,
 )
+from zanzibar_env.core.kernel import legal_mask, transition_probs
+from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 SOLVER_VERSION = 2

@@ -25,11 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.decisions import fixed_policy
 from zanzibar_env.agents.exact.round import Level, RoundSpec, enumerate_levels, seat_values, solve
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.registry import make_agent
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 
 @dataclass

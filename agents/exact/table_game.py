@@ -34,12 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.engine import View
-from zanzibar_env.core.kernel import chips_of_category
-from zanzibar_env.core.observation import ViewBatch
-from zanzibar_env.core.rules import Ruleset
-from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
-
 from zanzibar_env.agents.exact.table_round import (
     Response,
     check_ruleset,
@@ -50,7 +44,12 @@ from zanzibar_env.agents.exact.table_round import (
     round_law,
 )
 from zanzibar_env.agents.exact.turn import TurnProblem, backward
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.engine import View
+from zanzibar_env.core.kernel import chips_of_category
+from zanzibar_env.core.observation import ViewBatch
+from zanzibar_env.core.registry import make_agent
+from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.settlement import chip_amounts, game_winners, pay_chips
 
 
 def _states(n: int, total: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,14 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from zanzibar_env.agents.exact.decisions import action_probabilities
+from zanzibar_env.agents.exact.round import RoundSpec
+from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward
 from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.core.kernel import NUM_ACTIONS, STOP
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset
-
-from zanzibar_env.agents.exact.decisions import action_probabilities
-from zanzibar_env.agents.exact.round import RoundSpec
-from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward
 
 _DICE = np.array(MULTISETS, np.int64)
 MAX_TABLE = 4  # the round's rank tuples are enumerated: 42**n * max_rolls of them

@@ -9,14 +9,14 @@ player's expected result given its final hand is a number the solver already hol
   second roller plays :class:`~zanzibar_env.agents.optimal.OptimalAgent`. An exact best response to the
   first roller (:func:`zanzibar_env.agents.exact.best_response.best_response`, the training exploiter)
   gives the same values: it sees the first hand, so its turn is the same one-player problem, and it
-  breaks ties between actions as the solver does (``tests/test_expected_reward.py`` checks this in every
+  breaks ties between actions as the solver does (``tests/exact/test_expected_reward.py`` checks this in every
   shipped ruleset).
 - ``second[L - 1, f, h]``: the second roller ends with rank ``h`` against the first roller's rank ``f``
   and the roll limit ``L``; only a roll-off is left (averaged).
 
 Results are in the solver's units: chips given away minus chips received (positive = good), or minus
 lives lost, the same as the envs' ``"chips"`` reward in a one-round episode. A rank that ends the turn
-at once (an instant Zanzibar) holds that hand's value. ``zanzibar_env.train.expected_reward`` uses the tables to
+at once (an instant Zanzibar) holds that hand's value. ``zanzibar_env.train.sb3.expected_reward`` uses the tables to
 replace a sampled round result by its expectation (same mean, less noise).
 """
 
@@ -27,11 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.cache import solved_tables
 from zanzibar_env.agents.exact.round import RoundSpec, lookup, position_turns, successor_keys
 from zanzibar_env.agents.exact.turn import TurnProblem, representatives
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 
 @dataclass(frozen=True)

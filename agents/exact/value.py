@@ -17,13 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.agents.exact.decisions import agent_policy, agent_tables, decision_states
 from zanzibar_env.agents.exact.game import solve_rounds
 from zanzibar_env.agents.exact.game_iteration import GameSystem, check_stacks, make_system
 from zanzibar_env.agents.exact.round import seat_values, solve
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.registry import make_agent
+from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 #: An agent's action probabilities in the game, as the first roller and as the second (:func:`agent_tables`).
 Tables = tuple[np.ndarray, np.ndarray]
@@ -34,7 +33,7 @@ def round_value(
 ) -> tuple[float, float]:
     """Exact expected round results ``(first, second)``: ``agent_first`` rolls first, ``agent_second`` second.
 
-    Agents may be objects or names for :func:`zanzibar_env.agents.registry.make_agent`.
+    Agents may be objects or names for :func:`zanzibar_env.core.registry.make_agent`.
     """
     ds = decision_states(ruleset)
     first = agent_policy(make_agent(agent_first), ds)[0]

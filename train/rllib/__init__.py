@@ -4,10 +4,3 @@ Runs in the RLlib venv (``make setup-rllib``): :mod:`~zanzibar_env.train.rllib.p
 training loop, the export of the shared policy) and :mod:`~zanzibar_env.train.rllib.module` (PPO's torch
 module with the action mask applied). Importing this package imports neither Ray nor torch.
 """
-
-import sys
-
-if __name__ == "train.rllib":  # `python -m train.rllib` from a checkout (see zanzibar_env.train)
-    import zanzibar_env.train.rllib as _installed
-
-    sys.modules[__name__] = _installed

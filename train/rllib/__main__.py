@@ -1,8 +1,13 @@
 """``python -m train.rllib`` (from a checkout, in the RLlib venv) and ``python -m zanzibar_env.train.rllib``."""
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import sys
 
-from zanzibar_env.train.rllib.ppo import main
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.train.rllib.ppo import main
 
 sys.exit(run_command(main, "rllib"))

@@ -16,6 +16,11 @@ rulesets the run ends with the policy's exact exploitability (``exact.json``).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import csv
 import dataclasses
@@ -29,14 +34,13 @@ from typing import Any
 import numpy as np
 import yaml
 
-from zanzibar_env.train.config import parse_override
-from zanzibar_env.train.resources import positive_int
-from zanzibar_env.train.runs import make_run_dir
 from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
-from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.train.config import parse_override, positive_int
+from zanzibar_env.train.results import make_run_dir
 
 DEFAULT_CONFIG = CONFIG_DIR / "rllib_ppo_2p.yaml"
 

@@ -15,7 +15,7 @@ Statistics, per agent: win rate (a game won by k players at once counts 1/k to e
 round (chip rulesets: chips given away minus chips received; lives rulesets: lives change; higher is
 better), each as a ratio over all the agent's seats with a 95% interval (win rate: Wilson, so a bot
 that never wins still gets a non-zero upper bound; result per round: a bootstrap that resamples whole
-deals, :mod:`zanzibar_env.train.intervals`); mean finishing place; and an openskill Plackett-Luce rating
+deals, :mod:`zanzibar_env.train.results.intervals`); mean finishing place; and an openskill Plackett-Luce rating
 updated game by game, in game order, from the finishing places (chips: winners, then fewest chips;
 lives: winners, then most lives, then latest elimination). Output (``--out``): ``games.csv`` (one
 row per game and seat), ``results.json`` (config, summary, every game: the same whatever the backend),
@@ -33,16 +33,16 @@ chunk of deals played together), :mod:`~zanzibar_env.train.tournament.local` and
 :mod:`~zanzibar_env.train.tournament.ray_backend` (the backends),
 :mod:`~zanzibar_env.train.tournament.play` (plan, play, run), :mod:`~zanzibar_env.train.tournament.stats`
 (the statistics), :mod:`~zanzibar_env.train.tournament.report` (table and files) and
-:mod:`~zanzibar_env.train.tournament.cli` (the command). The names below are the public API.
+:mod:`~zanzibar_env.train.tournament.cli` (the command). The names below are the public API; they load on first use, so
+``python -m train.tournament`` starts its Ctrl-C handling before anything heavy is imported.
 """
 
-import sys
+from __future__ import annotations
 
-if __name__ == "train.tournament":  # `python -m train.tournament` from a checkout (see zanzibar_env.train)
-    import zanzibar_env.train.tournament as _installed
+import importlib
+from typing import TYPE_CHECKING, Any
 
-    sys.modules[__name__] = _installed
-else:
+if TYPE_CHECKING:
     from zanzibar_env.train.tournament.cli import build_parser, main
     from zanzibar_env.train.tournament.deals import DealContext, DealGames, deal_plan, play_deal
     from zanzibar_env.train.tournament.play import (
@@ -55,6 +55,34 @@ else:
     )
     from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
-    __all__ = ["BACKENDS", "AgentSummary", "DealContext", "DealGames", "Plan", "TournamentResult"]
-    __all__ += ["build_parser", "deal_plan", "main", "plan_tournament", "play_deal", "play_tournament"]
-    __all__ += ["run_tournament", "summarise"]
+_HOMES = {
+    "cli": ("build_parser", "main"),
+    "deals": ("DealContext", "DealGames", "deal_plan", "play_deal"),
+    "play": ("BACKENDS", "Plan", "TournamentResult", "plan_tournament", "play_tournament", "run_tournament"),
+    "stats": ("AgentSummary", "summarise"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = [
+    "BACKENDS",
+    "AgentSummary",
+    "DealContext",
+    "DealGames",
+    "Plan",
+    "TournamentResult",
+    "build_parser",
+    "deal_plan",
+    "main",
+    "plan_tournament",
+    "play_deal",
+    "play_tournament",
+    "run_tournament",
+    "summarise",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use (PEP 562)."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'zanzibar_env.train.tournament' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"zanzibar_env.train.tournament.{module}"), name)

@@ -11,6 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
+from zanzibar_env.core.registry import spec_help
+from zanzibar_env.train.results import pin_cpu_kernels
 from zanzibar_env.train.tournament.play import (
     BACKENDS,
     TournamentInterrupted,
@@ -19,9 +22,6 @@ from zanzibar_env.train.tournament.play import (
     play_tournament,
 )
 from zanzibar_env.train.tournament.report import check_out_dir, print_table, write_outputs
-from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
-from zanzibar_env.core.registry import SPEC_HELP
-
 
 EPILOG = """\
 exit codes:
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
     )
-    p.add_argument("--agents", required=True, help=f"comma-separated agents, at least 2; each {SPEC_HELP}")
+    p.add_argument("--agents", required=True, help=f"comma-separated agents, at least 2; each {spec_help()}")
     p.add_argument("--players", type=int, default=4, help="players per table, 2-8")
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole deals)")
     p.add_argument(
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code (2 for bad agents or options)."""
+    pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = build_parser().parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     try:

@@ -36,8 +36,15 @@ from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISETS
 from zanzibar_env.envs._batched import BatchedGame
 from zanzibar_env.envs.vector import LazyViewBatch
-from zanzibar_env.train.tournament.deals import DealContext, DealGames, Outcome, deal_plan, game_row
-from zanzibar_env.train.tournament.deals import play_deal, round_cap
+from zanzibar_env.train.tournament.deals import (
+    DealContext,
+    DealGames,
+    Outcome,
+    deal_plan,
+    game_row,
+    play_deal,
+    round_cap,
+)
 
 #: Faces ``RandomDice`` draws per refill (its default buffer; a refill drops the faces left, tested).
 DICE_BUFFER = 1024

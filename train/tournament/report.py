@@ -1,5 +1,5 @@
 """Tournament output: the results table (rich), ``games.csv``, ``results.json``, ``run.json`` and
-``tournament.png`` (drawn by :func:`zanzibar_env.train.plots.plot_tournament`).
+``tournament.png`` (drawn by :func:`zanzibar_env.train.results.plots.plot_tournament`).
 
 ``--out`` is checked before the first game (:func:`check_out_dir`: a directory, writable, not holding
 an earlier tournament's outputs unless ``--force``). The outputs are written as one unit
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from zanzibar_env.core.provenance import REPORT_FORMAT, stamp
 from zanzibar_env.core.safe_io import StagedDir, atomic_write_text, check_writable_dir, disk_error
-from zanzibar_env.train.plots import plot_tournament
+from zanzibar_env.train.results import plot_tournament
 from zanzibar_env.train.tournament.stats import result_unit
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Tournament statistics: per-agent win rate and result per round with 95% intervals, ratings.
 
 See :mod:`zanzibar_env.train.tournament` for what each figure means; this module computes them from the
-game rows; the intervals come from :mod:`zanzibar_env.train.intervals` (scipy.stats): Wilson for the win
+game rows; the intervals come from :mod:`zanzibar_env.train.results.intervals` (scipy.stats): Wilson for the win
 rate, a bootstrap over deals for the result per round.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import zanzibar_env as zz
-from zanzibar_env.train.intervals import ratio_interval, win_interval
+from zanzibar_env.train.results.intervals import ratio_interval, win_interval
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 The envs' default opponent is ``"random"``; it resolves to :class:`RandomAgent` here, so
 ``gym.make("Zanzibar-v1")`` works even where the top-level ``agents`` package cannot be imported (a
-user's own ``agents.py`` in the working directory, say). :mod:`zanzibar_env.agents.base` and
-:mod:`zanzibar_env.agents.random_agent` re-export both classes.
+user's own ``agents.py`` in the working directory, say). :mod:`zanzibar_env.core.bots` and
+:mod:`zanzibar_env.core.bots` re-export both classes.
 
 An agent sees the acting player's :class:`~zanzibar_env.View` (the same information as the env
 observation) and returns a hold mask (bit ``i`` keeps sorted die ``i``; 7 stops). ``act_batch`` does

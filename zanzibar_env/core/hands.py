@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from functools import total_ordering, cache
+from functools import cache, total_ordering
 
 import numpy as np
 

@@ -3,10 +3,9 @@
 Three stretches of a command's life, one rule each:
 
 * **start-up** (imports, before the command's ``main`` runs): :func:`install_startup_handler`, called
-  first thing by ``zanzibar_env/__init__.py`` and ``train/__init__.py`` *only* when the process was
-  started as one of the project's commands (``zanzibar ...``, ``python -m zanzibar_env...``,
-  ``python -m train...``), makes SIGINT print ``interrupted during start-up: nothing was done`` and
-  exit 130 at once. Importing the package from other code never touches its signal handlers.
+  first thing by each command module under ``if __name__ == "__main__":`` (and by the ``zanzibar``
+  console script's ``main``), makes SIGINT print ``interrupted during start-up: nothing was done`` and
+  exit 130 at once. Importing a module never touches signal handlers: only running a command does.
 * **the command** (:func:`run_command`): SIGINT raises ``KeyboardInterrupt`` again (Python's default),
   so the command can stop cleanly and keep what was done (a tournament writes the games played so
   far, training saves a checkpoint); what is left over is caught here: one line, exit 130.
@@ -56,8 +55,8 @@ def _exit_now(message: str) -> Callable[[int, FrameType | None], None]:
 
 
 def install_startup_handler() -> None:
-    """Until :func:`run_command` takes over, Ctrl-C exits 130 with one line (commands only)."""
-    if not launched_as_command() or threading.current_thread() is not threading.main_thread():
+    """Until :func:`run_command` takes over, Ctrl-C exits 130 with one line (a command calls it first)."""
+    if threading.current_thread() is not threading.main_thread():
         return
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _exit_now("interrupted during start-up: nothing was done"))

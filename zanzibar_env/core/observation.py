@@ -145,7 +145,7 @@ TAIL = slice(STACKS.start, OBS_SIZE)  # the seat blocks and the table size: all 
 class Encoder:
     """The observation encoding of one ruleset: every slot's value is defined once, in the tables below,
     and :meth:`rows` (many players, numpy) and :meth:`one` (one player: the tables' float32 bytes,
-    joined) only gather them, so the two give identical float32 vectors (``tests/test_scalar_fast.py``
+    joined) only gather them, so the two give identical float32 vectors (``tests/envs/test_scalar_fast.py``
     checks it on a grid). :meth:`terminal` is the observation after an episode.
 
     Slots (each value is computed in float64 and rounded to float32 once):

@@ -11,8 +11,8 @@ integers and appends one-hot codes (the order below is the order of the vector):
   slot of the two latter means "no earlier hand");
 * 2 x (``max_rolls`` + 1): rolls used and the roll limit.
 
-The envs' ``obs_type="onehot"`` and the training's torch extractor (``train/features.py``,
-``ZanzibarFeatures``) compute the same vector (``tests/test_obs_types.py`` checks they agree).
+The envs' ``obs_type="onehot"`` and the training's torch extractor (``train/sb3/features.py``,
+``ZanzibarFeatures``) compute the same vector (``tests/envs/test_obs_types.py`` checks they agree).
 """
 
 from __future__ import annotations

@@ -72,12 +72,16 @@ def available_prefixes() -> list[str]:
     return [n for n in _names() if n.endswith(":")]
 
 
-#: What a command line's agent argument accepts (every ``--help`` that takes agents says it).
-SPEC_HELP = (
-    "a bot name (random, greedy, threshold, escape, optimal, optimal_game, or a shipped model such as "
-    "ppo_classic_2p), ppo:PATH (an SB3 zip), rllib:PATH (an RLlib run directory) or module:Attr (a class "
-    "on the Python path; importing the module runs its code)"
-)
+def spec_help() -> str:
+    """What a command line's agent argument accepts (every ``--help`` that takes agents says it): the
+    registered bot names, read from the registry, and the prefixes."""
+    names = ", ".join(available_agents()) or "none installed"
+    prefixes = ", ".join(f"{p}ARG" for p in available_prefixes()) or "none installed"
+    return (
+        f"a registered bot ({names}), a registered prefix and its argument ({prefixes}; e.g. ppo:PATH, "
+        "an SB3 zip, or rllib:PATH, an RLlib run directory) or module:Attr (a class on the Python path; "
+        "importing the module runs its code)"
+    )
 
 
 def available_text() -> str:

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 from gymnasium import error, spaces
 
+from ..core.bots import check_table_size
 from ..core.checks import check_agent_object, show
 from ..core.game import check_num_players
-from ..core.bots import check_table_size
-from ..core.safe_io import is_file
-from ..core.registry import available_agents, make_agent
 from ..core.observation import OBS_SIZE
+from ..core.registry import available_agents, make_agent
 from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
+from ..core.safe_io import is_file
 
 REWARDS = ("chips", "win")
 EPISODES = ("game", "round")

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from . import _envutil as U
 from ..core.engine import NUM_ACTIONS
 from ..core.onehot import onehot, onehot_size, ruleset_dims
 from ..core.rules import Ruleset
+from . import _envutil as U
 
 OBS_TYPES = ("flat", "onehot", "dict")
 

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from . import _envutil as U
 from ..core.game import GameState
 from ..core.observation import OBS_SIZE
 from ..core.rules import MAX_PLAYERS
+from . import _envutil as U
 
 STATE_SIZE = OBS_SIZE + MAX_PLAYERS
 

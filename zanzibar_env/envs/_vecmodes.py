@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from ..core.checks import check_bool, check_options, check_seed, show
 from . import _envutil as U
 from ._batched import BatchedGame
-from ..core.checks import check_bool, check_options, check_seed, show
 
 
 class VectorConventions(BatchedGame):

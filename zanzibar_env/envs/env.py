@@ -29,17 +29,17 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from . import _envutil as U
-from ._obs import ObsFormat
+from ..core import settlement as S
 from ..core.checks import check_bool, check_options, check_seed
 from ..core.dice import DiceSource, RandomDice, as_dice_source
 from ..core.engine import NUM_ACTIONS, RoundState
 from ..core.game import GameState
-from ..core import settlement as S
 from ..core.kernel import legal_mask
 from ..core.observation import encoder
 from ..core.records import RoundRecord
 from ..core.rules import Ruleset
+from . import _envutil as U
+from ._obs import ObsFormat
 
 
 class RoundEncoder:

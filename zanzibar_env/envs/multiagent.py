@@ -13,17 +13,17 @@ with requires_extra("multiagent", "the PettingZoo env"):
     from pettingzoo import AECEnv
     from pettingzoo.utils import wrappers
 
-from . import _envutil as U
-from ._obs import OBS_TYPES, ObsFormat
-from ._state import game_state, state_space
 from ..core import settlement as S
 from ..core.checks import check_options, check_seed, show
 from ..core.dice import RandomDice
 from ..core.engine import NUM_ACTIONS
-from ..core.kernel import check_action, legal_mask
-from .env import RoundEncoder, _round_result, terminal_obs
 from ..core.game import GameState
+from ..core.kernel import check_action, legal_mask
 from ..core.records import RoundRecord
+from . import _envutil as U
+from ._obs import OBS_TYPES, ObsFormat
+from ._state import game_state, state_space
+from .env import RoundEncoder, _round_result, terminal_obs
 
 
 def env(**kwargs: Any) -> AECEnv:

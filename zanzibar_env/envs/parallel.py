@@ -23,10 +23,10 @@ from ..extras import requires_extra
 with requires_extra("multiagent", "the PettingZoo env"):
     from pettingzoo import ParallelEnv
 
-from . import _envutil as U
-from .multiagent import raw_env
 from ..core.checks import show
 from ..core.engine import NUM_ACTIONS, STOP
+from . import _envutil as U
+from .multiagent import raw_env
 
 #: The action mask of a waiting agent: one legal action, 7 (stop), which the env ignores. A masked
 #: sampler (TorchRL's ``PettingZooWrapper``, ``action_space.sample(mask=...)``) can then draw for every

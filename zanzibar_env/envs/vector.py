@@ -16,15 +16,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import _envutil as U
-from ._batched import _MS_DICE
-from ._vecmodes import VectorConventions
-from ._obs import ObsFormat
 from ..core import kernel as K
 from ..core.dice import DiceSource
 from ..core.engine import NUM_ACTIONS, View
 from ..core.observation import OBS_SIZE, ViewBatch
 from ..core.streams import RowStreams
+from . import _envutil as U
+from ._batched import _MS_DICE
+from ._obs import ObsFormat
+from ._vecmodes import VectorConventions
 
 
 class ZanzibarVectorEnv(VectorConventions, VectorEnv):

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..core.interrupts import install_startup_handler
 from ..core.interrupts import run_command as _interruptible
 from ..core.registry import load_object
 from ..extras import MissingExtraError, requires_extra
@@ -95,6 +96,7 @@ def run_command(name: str, argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``zanzibar`` console script."""
+    install_startup_handler()  # until the command runs: Ctrl-C while it imports exits 130 with one line
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in COMMANDS:
         return _interruptible(lambda: run_command(args[0], args[1:]), args[0])

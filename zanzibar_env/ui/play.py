@@ -12,6 +12,11 @@ Output goes through ``rich``: colour on a terminal, plain text (no escape codes)
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import itertools
 from collections.abc import Callable, Sequence
@@ -23,19 +28,20 @@ with requires_extra("ui", "zanzibar play"):
     from rich.console import Console
     from rich.table import Table
 
+from zanzibar_env.core.registry import spec_help
+
+from ..core.checks import check_seed
 from ..core.dice import RandomDice
 from ..core.engine import STOP, View
 from ..core.game import GameState, check_num_players
-from ..core.checks import check_seed
-from .table import printable
-from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
-from .play_help import Hinter, hold_mask_text
+from ..core.interrupts import run_command
 from ..core.records import TurnRecord, check_replay_file
 from ..core.registry import make_agent
-from .render import held_mask
 from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
-from zanzibar_env.core.registry import SPEC_HELP
-from ..core.interrupts import run_command
+from .narrate import describe_result, describe_round, describe_turn, possessive, seat_names
+from .play_help import Hinter, hold_mask_text
+from .render import held_mask
+from .table import printable
 
 HINT = "Type dice positions to keep (e.g. '1 3'), 'r' to reroll all, Enter to stop, 'q' to quit."
 QUIT = -1
@@ -225,7 +231,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--opponents",
         default="random",
-        help=f"comma-separated bots, cycled to fill the seats; each {SPEC_HELP}",
+        help=f"comma-separated bots, cycled to fill the seats; each {spec_help()}",
     )
     p.add_argument("--ruleset", default="classic", help="ruleset name (classic, lives, ...) or YAML path")
     p.add_argument("--seed", type=int, default=None, help="seed for the dice and the bots (default: random)")

@@ -13,25 +13,32 @@ file is replaced only with ``--force``).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import io
 import time
 from collections.abc import Callable, Sequence
-from functools import lru_cache, cache
+from functools import cache, lru_cache
 
 import numpy as np
+
 from ..extras import requires_extra
 
 with requires_extra("ui", "rendering pictures"):
     from PIL import Image, ImageDraw, ImageFont
 
+from zanzibar_env.core.registry import spec_help
+
+from ..core.checks import check_seed
 from ..core.engine import STOP, View
 from ..core.game import GameState
-from ..core.safe_io import atomic_write_bytes, check_output
-from ..core.checks import check_seed
-from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
-from zanzibar_env.core.registry import SPEC_HELP
 from ..core.interrupts import run_command
+from ..core.safe_io import atomic_write_bytes, check_output
+from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
 
 __all__ = ["PlayerRow", "Snapshot", "held_mask", "render_ansi", "render_rgb", "snapshot"]
 
@@ -222,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--players", type=int, default=4, help="table size 2-8")
     p.add_argument("--round", type=int, default=3, help="show a position from this round on (1 or more)")
-    p.add_argument("--agent", default="greedy", help=f"bot for every seat: {SPEC_HELP}")
+    p.add_argument("--agent", default="greedy", help=f"bot for every seat: {spec_help()}")
     p.add_argument("--force", action="store_true", help="overwrite existing PNG files")
     args = p.parse_args(argv)
     try:

@@ -15,6 +15,11 @@ Bad input (a missing, empty or malformed file, a directory) is a one-line error 
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports exits 130 with one line
+    from zanzibar_env.core.interrupts import install_startup_handler
+
+    install_startup_handler()
+
 import argparse
 import sys
 from collections.abc import Callable, Sequence
@@ -26,12 +31,12 @@ with requires_extra("ui", "zanzibar replay"):
     from rich.markup import escape
 
 from ..core.game import play_game, replay_game
-from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
+from ..core.interrupts import run_command
 from ..core.provenance import RECORD_FORMAT, engine_version, format_note, ruleset_digest
 from ..core.records import GameRecord, load_games
 from ..core.rules import Ruleset
+from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
 from .table import printable
-from ..core.interrupts import run_command
 
 
 class _RecordedActions:

@@ -10,6 +10,7 @@ Importing this module registers both games with ``pyspiel.register_game`` (extra
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from types import ModuleType
 from typing import Any
@@ -61,9 +62,7 @@ def value_iteration_module() -> ModuleType:
     raises ``ImportError`` if anything calls it, and the real import is left untouched for others.
     """
     name = "open_spiel.python.algorithms.lp_solver"
-    try:
-        import cvxpy  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("cvxpy") is None:
         if name not in sys.modules:
             stub = ModuleType(name, "stand-in for lp_solver (cvxpy is not installed)")
 

@@ -5,7 +5,7 @@
 can come from outside: a chance node. Every rule is read from :mod:`zanzibar_env.core.kernel` (masks,
 transitions, roll limits, turn and round over, the hand a turn scores, the public state after a turn)
 and :mod:`zanzibar_env.core.settlement` (losers, roll-offs, payments, caps, lives); the order of the
-calls is the engine's, and ``tests/test_openspiel.py`` plays scripted rounds through both.
+calls is the engine's, and ``tests/envs/test_openspiel.py`` plays scripted rounds through both.
 
 Chance outcomes (ids shared by both OpenSpiel games):
 

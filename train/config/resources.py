@@ -19,7 +19,7 @@ from zanzibar_env.core.onehot import onehot_size, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 
 if TYPE_CHECKING:
-    from zanzibar_env.train.config import TrainConfig
+    from zanzibar_env.train.config.training import TrainConfig
 
 GIB = float(1 << 30)
 NUM_ACTIONS = 8

@@ -2,7 +2,7 @@
 
 :func:`build_opponents` turns a config's ``opponents``, ``self_play`` and ``exploiter_frac`` into what
 :func:`zanzibar_env.envs.sb3.make_sb3_env` takes; the callbacks in
-:mod:`zanzibar_env.train.callbacks` keep the pool and
+:mod:`zanzibar_env.train.sb3.callbacks` keep the pool and
 the exploiters up to date while training.
 """
 
@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.observation import ViewBatch
-
+from zanzibar_env.core.registry import make_agent
 from zanzibar_env.train.config import TrainConfig
 
 
@@ -113,9 +112,9 @@ def _take(batch: ViewBatch, rows: np.ndarray) -> ViewBatch:
 
 
 def _exploiter(cfg: TrainConfig) -> Any:
-    """A round exploiter, or in full games (``Zanzibar-v1``) the game one (:mod:`zanzibar_env.train.game_learn`)."""
+    """A round exploiter, or in full games (``Zanzibar-v1``) the game one (:mod:`zanzibar_env.train.sb3.game_learn`)."""
     if cfg.env_id == "Zanzibar-v1":
-        from zanzibar_env.train.game_learn import GameExploiterAgent
+        from zanzibar_env.train.sb3.game_learn import GameExploiterAgent
 
         return GameExploiterAgent()
     return ExploiterAgent()
@@ -142,7 +141,7 @@ def build_opponents(cfg: TrainConfig, run_dir: Path | None) -> Opponents:
     per name. With self-play, the envs are split into ``min(8, num_envs)`` groups of a
     :class:`SelfPlayPool` (loaded with the run's existing ``pool/`` checkpoints when resuming). With
     ``exploiter_frac > 0`` (2 players), that fraction of 8 groups plays an :class:`ExploiterAgent`
-    (in ``Zanzibar-v1``: :class:`zanzibar_env.train.game_learn.GameExploiterAgent`, the best response in the game)
+    (in ``Zanzibar-v1``: :class:`zanzibar_env.train.sb3.game_learn.GameExploiterAgent`, the best response in the game)
     and the rest play the opponents above (drawn in turn from the list).
     """
     names = list(cfg.opponents)

@@ -5,7 +5,7 @@ overrides, so shared values live once in ``configs/ppo_defaults.yaml``. Numbers 
 ``!!float 3e-4``. Single keys are overridden from the command line with ``--set key=value`` (the value
 is parsed as a YAML scalar). Unknown keys and bad values raise ``ValueError`` naming the key and what
 is allowed. Every field carries a one-line description (``--help`` lists them). The checks across keys
-and of the names and files a config refers to are :mod:`zanzibar_env.train.config_checks`.
+and of the names and files a config refers to are :mod:`zanzibar_env.train.config.checks`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.core.safe_io import atomic_write_text, is_file
 from zanzibar_env.core.safe_load import load_yaml
 from zanzibar_env.core.safe_load import read_yaml as read_yaml_file
-from zanzibar_env.train.config_checks import bad_value, check_config
+from zanzibar_env.train.config.checks import bad_value, check_config
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -118,7 +118,7 @@ class TrainConfig:
     expected_reward: bool = _f(
         False,
         "2-player rounds against optimal: pay each round's exact expected result given the learner's own "
-        "hand (the other turn and roll-offs averaged by the solver; train/expected_reward.py)",
+        "hand (the other turn and roll-offs averaged by the solver; train/sb3/expected_reward.py)",
     )
     # --- self-play
     self_play: bool = _f(False, "add a pool of the learner's own past checkpoints to the opponents")
@@ -136,7 +136,7 @@ class TrainConfig:
     exploiter_freq: int = _f(
         50_000, "env steps between recomputations of the exploiter's best responses", lo=1, hi=_BIG
     )
-    # --- imitation before PPO (train/game_learn.py)
+    # --- imitation before PPO (train/sb3/game_learn.py)
     pretrain: str | None = _f(
         None,
         "imitate this bot before PPO (2 players: every decision of the game; more: sampled games), or "
@@ -226,7 +226,7 @@ class TrainConfig:
     )
     max_memory_gb: float | None = _f(
         None,
-        "memory a run may plan to use, GiB (rollout buffer, network, minibatch; train/resources.py); "
+        "memory a run may plan to use, GiB (rollout buffer, network, minibatch; train/config/resources.py); "
         "null = half of the machine's memory",
         lo=0.001,
         hi=1e6,

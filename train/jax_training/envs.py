@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from zanzibar_env.jax import Env
-from zanzibar_env.train.jax_config import JaxPPOConfig
+from zanzibar_env.train.config import JaxPPOConfig
 
 
 class EnvGroup:

@@ -1,6 +1,6 @@
 """The checks of a training config across its keys, and of the names and files it refers to.
 
-Each key alone is checked when it is set (:func:`zanzibar_env.train.config.apply`); :func:`check_config`
+Each key alone is checked when it is set (:func:`zanzibar_env.train.config.training.apply`); :func:`check_config`
 then checks what depends on several keys (seats, opponents, the keys of game learning, the seat split,
 ``expected_reward``), that every agent name or ``ppo:PATH`` loads and that the ruleset exists.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from zanzibar_env.core.rules import load_ruleset
-from zanzibar_env.train.resources import check_memory
+from zanzibar_env.train.config.resources import check_memory
 
 if TYPE_CHECKING:
-    from zanzibar_env.train.config import TrainConfig
+    from zanzibar_env.train.config.training import TrainConfig
 
 TABLE_TEACHER = "table_game"  # pretrain: zanzibar_env.agents.exact.table_game_response for the run's table
 STACK_READERS = ("optimal_game",)  # bots whose play depends on the stacks: no table teacher against them
@@ -71,7 +71,7 @@ def check_config(cfg: TrainConfig) -> TrainConfig:
 
 def opponent_groups(cfg: TrainConfig) -> int:
     """How many env groups the run's opponents split the envs into
-    (:func:`zanzibar_env.train.opponents.build_opponents`)."""
+    (:func:`zanzibar_env.train.sb3.opponents.build_opponents`)."""
     if cfg.exploiter_frac > 0:
         return 8
     if cfg.self_play:
@@ -90,7 +90,7 @@ def _check_groups(cfg: TrainConfig) -> None:
 
 
 def _check_game_keys(cfg: TrainConfig) -> None:
-    """The keys of game learning (:mod:`zanzibar_env.train.game_learn`): exact game figures need a 2-player game."""
+    """The keys of game learning (:mod:`zanzibar_env.train.sb3.game_learn`): exact game figures need a 2-player game."""
     if cfg.eval_game_exact and (cfg.num_players != 2 or cfg.env_id != "Zanzibar-v1"):
         raise bad_value("eval_game_exact", True, "false unless env_id is Zanzibar-v1 with num_players 2")
     if cfg.eval_table_games and cfg.env_id != "Zanzibar-v1":
@@ -110,8 +110,8 @@ def _check_game_keys(cfg: TrainConfig) -> None:
     if cfg.pretrain == TABLE_TEACHER:
         _check_table_teacher(cfg, one_table)
     elif cfg.pretrain is not None:
-        from zanzibar_env.agents.registry import make_agent
         from zanzibar_env.core.bots import check_table_size
+        from zanzibar_env.core.registry import make_agent
 
         _check_agents("pretrain", [cfg.pretrain])
         try:
@@ -199,8 +199,7 @@ def _check_seat_split(cfg: TrainConfig) -> None:
 def _check_agents(key: str, names: list[str], players: int | None = None) -> None:
     """Every name loads (``ppo:PATH`` a model file) and, given ``players``, plays that table size."""
     from zanzibar_env.agents.ppo_agent import load_model
-    from zanzibar_env.agents.registry import available_agents
-    from zanzibar_env.core.registry import declared_table_sizes
+    from zanzibar_env.core.registry import available_agents, declared_table_sizes
 
     for name in names:
         if name.startswith("ppo:"):

@@ -143,12 +143,13 @@ def check_run_stamp(run_dir: Path, cfg: TrainConfig) -> str:
 
 
 def record_environment(run_dir: Path, resume: bool) -> None:
-    """Write what the run depends on (versions, torch's CPU kernels and threads; :mod:`zanzibar_env.train.repro`) to
-    ``environment.json``, or for a resumed session to ``environment_resumed.json`` (the latest one)."""
-    from zanzibar_env.train import KERNELS_PINNED
-    from zanzibar_env.train.repro import environment
+    """Write what the run depends on (versions, torch's CPU kernels and threads;
+    :mod:`zanzibar_env.train.results.repro`) to ``environment.json``, or for a resumed session to
+    ``environment_resumed.json`` (the latest one)."""
+    from zanzibar_env.train.results.repro import environment, kernels_pinned
 
-    env = {**environment(), "kernels_pinned_before_torch": KERNELS_PINNED}
+    env = environment()
+    env["kernels_pinned_before_torch"] = kernels_pinned(env["torch_cpu_capability"])
     name = "environment_resumed.json" if resume else "environment.json"
     atomic_write_text(run_dir / name, json.dumps(env, indent=2) + "\n")
 

@@ -1,6 +1,6 @@
 """SB3 callbacks used by :mod:`zanzibar_env.train.ppo`: periodic evaluation (CSV, TensorBoard, best model, checkpoint),
 the entropy schedule, exploiter updates and self-play checkpoints (the opponents themselves live in
-:mod:`zanzibar_env.train.opponents`).
+:mod:`zanzibar_env.train.sb3.opponents`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.train.config import TrainConfig
-from zanzibar_env.train.faults import SignalGuard, save_model
 from zanzibar_env.train.evaluate import evaluate_model
-from zanzibar_env.train.opponents import ExploiterAgent, SelfPlayPool
-from zanzibar_env.train.runs import EVAL_CSV, read_eval_csv, write_eval_csv
+from zanzibar_env.train.results import EVAL_CSV, read_eval_csv, write_eval_csv
+from zanzibar_env.train.sb3.faults import SignalGuard, save_model
+from zanzibar_env.train.sb3.opponents import ExploiterAgent, SelfPlayPool
 
 
 class EvalCallback(BaseCallback):

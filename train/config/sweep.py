@@ -1,7 +1,8 @@
 """The sweep config (``configs/sweep_*.yaml``): a typed dataclass checked like a training config.
 
 Every key is declared once with its default, its limits and a one-line description
-(:func:`zanzibar_env.train.config._f`, the machinery of :class:`~zanzibar_env.train.config.TrainConfig`),
+(:func:`zanzibar_env.train.config.training._f`, the machinery of
+:class:`~zanzibar_env.train.config.training.TrainConfig`),
 and is checked the same way: a wrong type, a value out of range or an unknown key is a ``ValueError``
 naming the key, the value and what is allowed. Then what depends on several keys: ``base`` must be a
 loadable training config that ``set`` applies to; every ``search`` key must be a training key whose
@@ -21,10 +22,9 @@ from typing import Any
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.safe_load import read_yaml
-
-from zanzibar_env.train.config import FIELDS as TRAIN_FIELDS
-from zanzibar_env.train.config import TrainConfig, _coerce, _meta, apply, load_config
-from zanzibar_env.train.config_checks import bad_value, check_config
+from zanzibar_env.train.config.checks import bad_value, check_config
+from zanzibar_env.train.config.training import FIELDS as TRAIN_FIELDS
+from zanzibar_env.train.config.training import TrainConfig, _coerce, _meta, apply, load_config
 
 DISTRIBUTIONS = ("loguniform", "uniform", "randint", "choice")
 #: keys a trial sets itself (its run directory and name): not searchable
@@ -34,7 +34,7 @@ MAX_CHOICES = 100
 
 
 def _s(default: Any, help: str, **limits: Any) -> Any:
-    """A sweep key: default, description and limits (as :func:`zanzibar_env.train.config._f`)."""
+    """A sweep key: default, description and limits (as :func:`zanzibar_env.train.config.training._f`)."""
     kind = limits.pop("kind", type(default).__name__)
     return field(default=default, metadata=_meta(help, kind=kind, what="sweep key", **limits))
 

@@ -9,7 +9,7 @@ hand"), rolls used and the roll limit (``max_rolls + 1`` each). ``num_ranks``/``
 the ruleset the model is trained on and are saved with the model (``policy_kwargs``).
 
 The numpy twin of this extractor is :func:`zanzibar_env.core.onehot.onehot` (the envs'
-``obs_type="onehot"``); ``tests/test_obs_types.py`` checks that both give the same vector.
+``obs_type="onehot"``); ``tests/envs/test_obs_types.py`` checks that both give the same vector.
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ machines it also needs the same kernels, and torch picks them per CPU when it lo
   code path on every x86-64 CPU (MKL's "conditional numerical reproducibility").
 * oneDNN (``ONEDNN_MAX_CPU_ISA``) is capped the same way for the layers that reach it.
 
-:func:`pin_cpu_kernels` sets these variables (only those the user has not set) and is called when the
-:mod:`train` package is imported, before torch loads. By default it pins ATen and oneDNN (``avx2`` /
+:func:`pin_cpu_kernels` sets these variables (only those the user has not set); every command that runs
+torch calls it first thing in its ``main`` (importing a module sets nothing). Torch reads them when it
+first computes on the CPU, not when it is imported, so research code that wants the commands' floats
+calls it before its first tensor operation. By default it pins ATen and oneDNN (``avx2`` /
 ``AVX2`` on x86-64 CPUs with AVX2 and FMA, ``default`` / ``SSE41`` on older x86-64 CPUs), which costs
 nothing on an AVX2 machine. MKL is left to choose: its matrix products agree between machines only
 where it picks the same code path, which MKL decides per CPU model (only this one machine was tested).
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 from typing import Any
 
 #: Variables that choose torch's CPU kernels (and, for the record, the thread counts).
@@ -57,12 +58,22 @@ def kernel_pins() -> dict[str, str]:
     return {**pins, "MKL_CBWR": "COMPATIBLE"} if mode == "strict" else pins
 
 
-def pin_cpu_kernels() -> bool:
-    """Set the kernel variables of :func:`kernel_pins` that are not set yet; ``False`` if torch was already
-    imported (then they come too late to matter, and :func:`environment` shows what torch chose)."""
-    for key, value in kernel_pins().items():
+def pin_cpu_kernels() -> dict[str, str]:
+    """Set the kernel variables of :func:`kernel_pins` that are not set yet; returns the pins wanted.
+
+    Torch chooses its kernels at its first CPU computation: pins set after that come too late, and
+    :func:`environment` (``torch_cpu_capability``) shows what torch chose.
+    """
+    pins = kernel_pins()
+    for key, value in pins.items():
         os.environ.setdefault(key, value)
-    return "torch" not in sys.modules
+    return pins
+
+
+def kernels_pinned(torch_capability: str) -> bool:
+    """Whether torch runs the ATen kernels that :func:`kernel_pins` asks for (``True`` when it asks none)."""
+    wanted = kernel_pins().get("ATEN_CPU_CAPABILITY")
+    return wanted is None or torch_capability.lower() == wanted.lower()
 
 
 def cpu_model() -> str:

@@ -9,13 +9,13 @@ ended with rank ``h`` after ``L`` rolls, ``second[L - 1, f, h]`` when it rolled 
 hand ``f``. The expected return of every policy is unchanged, so PPO optimises the same objective; only
 the noise of the opponent's turn leaves the returns. It is exact when the player rolling second is
 ``optimal`` or any best response to the learner (the exploiter), which share values (see
-:mod:`zanzibar_env.agents.exact.turn_end`); :func:`zanzibar_env.train.config_checks.check_config`
+:mod:`zanzibar_env.agents.exact.turn_end`); :func:`zanzibar_env.train.config.checks.check_config`
 refuses configs with other opponents or tables.
 
 How much noise it removes: ``python -m benchmarks.reward_noise`` (seed 0, 100,000 rounds per seat against
 ``optimal``): with optimal play rolling first, a standard deviation of 2.085 chips sampled and 1.469
 expected (half the variance); rolling second 2.435 and 2.334 (roll-offs only). The means agree
-(``tests/test_expected_reward.py``).
+(``tests/exact/test_expected_reward.py``).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from zanzibar_env.core.safe_io import atomic_write_bytes
-from zanzibar_env.train.runs import eval_columns, read_eval_csv
+from zanzibar_env.train.results.runs import eval_columns, read_eval_csv
 
 if TYPE_CHECKING:
     from zanzibar_env.train.tournament.play import TournamentResult

@@ -1,10 +1,10 @@
 """The JAX PPO's configuration: a typed dataclass loaded from YAML, checked like the SB3 training's.
 
-The keys that mean the same as in :class:`zanzibar_env.train.config.TrainConfig` carry the same names
+The keys that mean the same as in :class:`zanzibar_env.train.config.training.TrainConfig` carry the same names
 (``learning_rate``, ``n_steps``, ``batch_size``, ``n_epochs``, ``gae_lambda``, ...); the keys, the YAML
 conventions (``defaults:``, ``!!float``), ``--set key=value`` and the errors are those of
-:mod:`zanzibar_env.train.config` (:func:`~zanzibar_env.train.config.apply` checks each value against the
-limits declared with its field). :func:`check_jax_config` adds the checks across keys.
+:mod:`zanzibar_env.train.config.training` (:func:`~zanzibar_env.train.config.training.apply` checks each
+value against the limits declared with its field). :func:`check_jax_config` adds the checks across keys.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import yaml
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
-from zanzibar_env.train.config import apply, config_field, config_meta, parse_override, read_yaml
-from zanzibar_env.train.config_checks import bad_value
+from zanzibar_env.train.config.checks import bad_value
+from zanzibar_env.train.config.training import apply, config_field, config_meta, parse_override, read_yaml
 
 DEFAULT_JAX_CONFIG = CONFIG_DIR / "jax_ppo_classic_2p.yaml"
 #: Opponents the JAX env plays inside ``step`` (the learner's seat: the config key ``seat``).

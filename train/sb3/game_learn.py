@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from zanzibar_env.agents.base import BaseAgent
 from zanzibar_env.agents.exact import (
     GameSpec,
     Pairs,
@@ -33,15 +32,15 @@ from zanzibar_env.agents.exact import (
     game_best_response,
 )
 from zanzibar_env.agents.ppo_agent import ModelAgent
-from zanzibar_env.agents.registry import make_agent
+from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.game import Policy, play_game
 from zanzibar_env.core.kernel import legal_mask
 from zanzibar_env.core.observation import ViewBatch, encode, encode_batch
+from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import Ruleset, load_ruleset
-
 from zanzibar_env.train.config import TrainConfig
-from zanzibar_env.train.config_checks import TABLE_TEACHER, table_opponents
+from zanzibar_env.train.config.checks import TABLE_TEACHER, table_opponents
 from zanzibar_env.train.exact_eval import start_stacks
 
 BATCH = 1024  # minibatch of the imitation steps

@@ -1,0 +1,107 @@
+"""The house in numbers: modules per folder, modules a reader opens to follow a command or a step, noise.
+
+``python -m benchmarks.code_metrics`` from a checkout prints:
+
+- the Python modules under each top-level folder (and under each of ``train/``'s subpackages);
+- the project modules that ``python -m train.ppo`` and one ``env.step`` load (what a reader follows);
+- the counts of ``# fmt: skip``, ``# noqa``, ``# type: ignore`` and ``Any`` in the library's code.
+
+Nothing is timed: the figures depend on the source only, so two checkouts compare line for line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ("zanzibar_env", "agents", "train")
+NOISE = {
+    "# fmt: skip": re.compile(r"#\s*fmt:\s*(skip|off)"),
+    "# noqa": re.compile(r"#\s*noqa"),
+    "# type: ignore": re.compile(r"#\s*type:\s*ignore"),
+    "Any": re.compile(r"\bAny\b"),
+}
+_LOADED = """
+import sys, os
+{setup}
+root = os.path.realpath({root!r})
+files = {{os.path.realpath(m.__file__) for m in list(sys.modules.values()) if getattr(m, "__file__", None)}}
+print(len([f for f in files if f.startswith(root + os.sep) and "site-packages" not in f]))
+"""
+_FOLLOW = {
+    "python -m train.ppo (the command's imports)": "import zanzibar_env.train.ppo",
+    "one env.step (Zanzibar-v1)": (
+        "import gymnasium as gym, zanzibar_env\n"
+        "env = gym.make('Zanzibar-v1'); env.reset(seed=0); env.step(env.action_space.sample())"
+    ),
+}
+
+
+def _modules(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*.py") if "__pycache__" not in p.parts and not p.is_symlink()]
+
+
+def module_counts(root: Path) -> dict[str, int]:
+    """Python modules per top-level folder, and per subpackage of ``train/``."""
+    counts: dict[str, int] = {}
+    for folder in ("zanzibar_env", "agents", "train", "tests", "benchmarks", "experiments"):
+        if (root / folder).is_dir():
+            real = [
+                p for p in _modules(root / folder) if p.resolve().is_relative_to((root / folder).resolve())
+            ]
+            counts[f"{folder}/"] = len(real)
+    train = root / "train"
+    counts["train/ top level"] = len(list(train.glob("*.py")))
+    for sub in sorted(p for p in train.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        counts[f"train/{sub.name}/"] = len(_modules(sub))
+    return counts
+
+
+def noise_counts(root: Path) -> Counter[str]:
+    """Occurrences of each noise marker in the library's code (agents/ and train/ counted once)."""
+    found: Counter[str] = Counter()
+    for folder in LIBRARY:
+        for path in _modules(root / folder):
+            if folder == "zanzibar_env" and path.resolve().parts[len(root.resolve().parts)] != "zanzibar_env":
+                continue  # a file reached through a link is counted under its own folder
+            text = path.read_text()
+            for name, pattern in NOISE.items():
+                found[name] += len(pattern.findall(text))
+    return found
+
+
+def loaded_modules(python: str, root: Path) -> dict[str, int]:
+    """How many of the project's modules each way in loads (run in a fresh interpreter from ``root``)."""
+    out = {}
+    for label, setup in _FOLLOW.items():
+        code = _LOADED.format(setup=setup, root=str(root))
+        done = subprocess.run([python, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+        out[label] = int(done.stdout.split()[-1]) if done.returncode == 0 else -1
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.code_metrics", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter that imports it")
+    args = ap.parse_args(argv)
+    root = args.root.resolve()
+    print(f"checkout: {root}")
+    for name, n in module_counts(root).items():
+        print(f"  modules in {name:<28} {n:>4}")
+    for name, n in loaded_modules(args.python, root).items():
+        print(f"  project modules loaded by {name:<45} {n:>4}")
+    for name, n in noise_counts(root).items():
+        print(f"  {name!r:<18} in the library {n:>5}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
