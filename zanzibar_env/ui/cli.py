@@ -6,6 +6,7 @@
     zanzibar play --opponents optimal,greedy --hint      # zanzibar_env.ui.play
     zanzibar replay game.jsonl --step                    # zanzibar_env.ui.replay
     zanzibar render --out frame.png --seed 3             # zanzibar_env.ui.render
+    zanzibar render --record game.jsonl --out game.svg   # zanzibar_env.ui.render_cli (SVG, GIF)
     zanzibar train --set total_timesteps=2e5             # zanzibar_env.train.ppo
     zanzibar evaluate models/ppo_classic_2p.zip          # zanzibar_env.train.evaluate
     zanzibar exact-eval --agent greedy                   # zanzibar_env.train.exact_eval
@@ -34,7 +35,11 @@ from .table import printable
 COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "play": ("zanzibar_env.ui.play", "ui", "play a game in the terminal against bots"),
     "replay": ("zanzibar_env.ui.replay", "ui", "step through saved games (JSON lines) and verify them"),
-    "render": ("zanzibar_env.ui.render", "ui", "write pictures of a game (PNG)"),
+    "render": (
+        "zanzibar_env.ui.render_cli",
+        None,
+        "draw a saved game (--record: SVG, GIF) or a fresh one (PNG)",
+    ),
     "train": ("zanzibar_env.train.ppo", "train", "train a PPO agent from a YAML config"),
     "evaluate": (
         "zanzibar_env.train.evaluate",
