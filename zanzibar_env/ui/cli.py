@@ -14,6 +14,7 @@
     zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # zanzibar_env.train.sweep (Ray Tune)
     zanzibar solve --players 2 3 4                       # zanzibar_env.agents.exact.cli
     zanzibar zoo --algo ppo_mask -n 1000000              # zanzibar_env.train.rl_zoo (rl_zoo3's train)
+    zanzibar serve --replays runs/                       # zanzibar_env.web.cli (the browser arena)
 
 Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
 time), so a command whose extra is missing says which ``pip install`` brings it.
@@ -67,6 +68,11 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
         "solve rounds exactly and cache the tables of the optimal bot",
     ),
     "zoo": ("zanzibar_env.train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
+    "serve": (
+        "zanzibar_env.web.cli",
+        "web",
+        "the arena in a web browser: play with exact hints, replays, tournaments",
+    ),
 }
 
 

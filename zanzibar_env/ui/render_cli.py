@@ -52,7 +52,7 @@ def load_record(path: str | Path, game: int = 1) -> GameRecord:
     if not games:
         raise ValueError(f"{p}: no game in the file")
     if not 1 <= game <= len(games):
-        raise ValueError(f"--game must be 1-{len(games)} ({p} holds {len(games)} games), got {game}")
+        raise ValueError(f"game must be 1-{len(games)} ({p} holds {len(games)} games), got {game}")
     return games[game - 1]
 
 
