@@ -119,7 +119,7 @@ def test_render_record_writes_svg_frames_and_gif(tmp_path: Path, capsys: pytest.
         ("not json\n", [], "not a game record"),
         ("", [], "no game"),
         ('{"num_players": 2}\n', [], "not a game record"),
-        (None, ["--game", "3"], "--game must be 1-1"),
+        (None, ["--game", "3"], "game must be 1-1"),
         (None, ["--out", "x.png"], "must end in .svg or .gif"),
     ],
 )

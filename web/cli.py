@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,22 +61,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from .app import Config, create_app
     config = Config(replays, args.max_games, args.idle_minutes * 60, args.request_seconds)
-    app = create_app(config)
-    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
-
-    async def announce() -> None:
-        await server.startup()
-        if server.started:
-            port = server.servers[0].sockets[0].getsockname()[1]
-            where = "this machine only" if _is_local(args.host) else "REACHABLE FROM OTHER MACHINES"
-            print(f"Zanzibar arena on http://{args.host}:{port}/ ({where}; Ctrl-C stops it)", flush=True)
-            await server.main_loop()
-        await server.shutdown()
-
-    import asyncio
-
-    asyncio.run(announce())
+    sock = _bind(args.host, args.port)
+    port = sock.getsockname()[1]
+    where = "this machine only" if _is_local(args.host) else "REACHABLE FROM OTHER MACHINES"
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Zanzibar arena on http://{host}:{port}/ ({where}; Ctrl-C stops it)", flush=True)
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(config), log_level="warning", timeout_keep_alive=5, limit_concurrency=256)
+    )
+    server.run(sockets=[sock])
     return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (``ValueError`` naming the address if it cannot be bound)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return sock
 
 
 if __name__ == "__main__":

@@ -104,21 +104,21 @@ class Session:
         if action not in game.legal_actions():
             raise Refused(f"hold {action} is not legal here; legal holds: {game.legal_actions()}")
         values = self.values()
-        dice, rolls = game.view().dice, game.view().rolls_used
-        self.log = []
-        game.act(action)
-        self._narrate()
-        fb = {
+        view = game.view()
+        fb = {  # built before the hold is played: a failure leaves the game as it was
             "decision": len(self.feedback) + 1,
-            "dice": list(dice),
-            "roll": rolls,
+            "dice": list(view.dice),
+            "roll": view.rolls_used,
             "action": action,
-            "text": hold_words(dice, action),
+            "text": hold_words(view.dice, action),
             "best": values.best,
-            "best_text": hold_words(dice, values.best),
+            "best_text": hold_words(view.dice, values.best),
             "cost": round(values.cost(action), 6),
             "values": values.rows(),
         }
+        self.log = []
+        game.act(action)
+        self._narrate()
         self.feedback.append(fb)
         self._run_bots()
         return fb

@@ -31,7 +31,8 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     p = wins / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if wins <= 0 else max(0.0, centre - half)  # exact ends at 0 and at all wins (no rounding)
+    return lo, 1.0 if wins >= games else min(1.0, centre + half)
 
 
 @dataclass
@@ -119,7 +120,9 @@ class TournamentStore:
         for name in set(lineup):  # a bot that cannot be built is refused now, not in the thread
             make_agent(name, seed=seed)
         with self._lock:
-            running = sum(t.played < t.games and not t.error and not t.stop.is_set() for t in self._all.values())
+            running = sum(
+                t.played < t.games and not t.error and not t.stop.is_set() for t in self._all.values()
+            )
             if running >= self.max_running:
                 raise Refused(f"{running} tournaments are running already (at most {self.max_running})", 429)
             for old in list(self._all)[: max(0, len(self._all) - self.max_kept + 1)]:
