@@ -268,3 +268,12 @@ def test_serve_refuses_bad_options(tmp_path: Path) -> None:
         timeout=60,
     )
     assert out.returncode == 2 and "is not a folder" in out.stderr
+
+
+def test_a_closed_game_frees_its_place() -> None:
+    client = TestClient(create_app(Config(max_games=1)))
+    gid = client.post("/api/games", json={"bots": ["random"]}).json()["id"]
+    assert client.post("/api/games", json={"bots": ["random"]}).status_code == 429
+    assert client.delete(f"/api/games/{gid}").json() == {"closed": True}
+    assert client.get(f"/api/games/{gid}").status_code == 404
+    assert client.post("/api/games", json={"bots": ["random"]}).status_code == 200

@@ -166,6 +166,11 @@ async def game_state(request: Request) -> Response:
     return JSONResponse(await _work(request, lambda: _locked(session, session.state)))
 
 
+async def close_game(request: Request) -> Response:
+    _arena(request).games.close(request.path_params["gid"])
+    return JSONResponse({"closed": True})
+
+
 async def move(request: Request) -> Response:
     data = await _body(request)
     action = checks.integer(data, "action", 0, 7)
@@ -313,6 +318,7 @@ def create_app(config: Config | None = None) -> Starlette:
         Route("/api/rules/{name}", rules),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", game_state),
+        Route("/api/games/{gid}", close_game, methods=["DELETE"]),
         Route("/api/games/{gid}/move", move, methods=["POST"]),
         Route("/api/games/{gid}/hints", set_hints, methods=["POST"]),
         Route("/api/games/{gid}/record", record),

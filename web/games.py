@@ -181,6 +181,12 @@ class GameStore:
         s.touched = time.monotonic()
         return s
 
+    def close(self, game_id: str) -> None:
+        """Forget a game (its place is free at once)."""
+        self.get(game_id)
+        with self._lock:
+            self._games.pop(game_id, None)
+
     def open(
         self, rules: Ruleset, players: int, bots: list[str], seat: int, hints: bool, seed: int
     ) -> Session:

@@ -64,6 +64,7 @@ function showGame(state, feedback) {
   $("game-over").hidden = !state.over;
   if (state.over) $("download").href = `/api/games/${state.id}/record`;
   document.body.dataset.gameOver = state.over ? "1" : "0";
+  document.body.dataset.decisions = String(state.decisions);
 }
 
 async function newGame(ev) {
