@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -122,7 +123,8 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=30)
     moves, total = out["move"], len(out["move"]) + len(out["other"])
-    print(f"CPU: {cpu_model()}  (cores: {__import__('os').cpu_count()})")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"CPU: {cpu_model()}  (cores: {os.cpu_count()}; load average during the run: {load})")
     print(
         f"clients {args.clients}, think {args.think:g} s, {wall:.1f} s: {total} requests, {total / wall:.1f} requests/s"
     )

@@ -51,6 +51,7 @@ class Config:
     idle_seconds: float = 1800.0
     request_seconds: float = 10.0
     max_tournament_games: int = 500
+    workers: int = 4
 
 
 class Arena:
@@ -60,6 +61,8 @@ class Arena:
         self.config = config
         self.games = GameStore(config.max_games, config.idle_seconds)
         self.tournaments = TournamentStore()
+        #: worker threads of the requests: a few (many threads only take turns on the interpreter lock)
+        self.workers = anyio.CapacityLimiter(config.workers)
         self._frames: OrderedDict[tuple[str, float, int], list[Snapshot]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -88,7 +91,7 @@ async def _work(request: Request, fn: Callable[[], Any]) -> Any:
     """Run ``fn`` in a worker thread; answer 504 if it takes longer than the request limit."""
     limit = request.app.state.arena.config.request_seconds
     with anyio.move_on_after(limit) as scope:
-        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True, limiter=_arena(request).workers)
     if scope.cancelled_caught:
         raise Refused(f"the request took longer than {limit:g} s; try again (solved tables are cached)", 504)
 

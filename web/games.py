@@ -160,13 +160,18 @@ class GameStore:
         self.max_games, self.idle_seconds = max_games, idle_seconds
         self._games: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._checked = 0.0
 
     def __len__(self) -> int:
         return len(self._games)
 
     def expire(self) -> int:
-        """Drop the games idle for longer than ``idle_seconds``; how many were dropped."""
+        """Drop the games idle for longer than ``idle_seconds``; how many were dropped (checked at most
+        ten times a second)."""
         now = time.monotonic()
+        if now - self._checked < 0.1 and self.idle_seconds >= 1:
+            return 0
+        self._checked = now
         with self._lock:
             old = [k for k, s in self._games.items() if now - s.touched > self.idle_seconds]
             for k in old:

@@ -10,6 +10,7 @@ value minus the chosen one.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,11 @@ class HoldValues:
         return self.values[self.best] - self.values[action]
 
 
+@lru_cache(maxsize=16384)
 def hold_values(view: View) -> HoldValues:
-    """The exact value of every legal hold at ``view`` (``ValueError`` if no table fits the state)."""
+    """The exact value of every legal hold at ``view`` (``ValueError`` if no table fits the state).
+
+    A view holds all the values depend on, so they are kept per view (decisions repeat across games)."""
     values = {int(a): float(v) for a, v in _optimal().evaluate(view).items()}
     if not values:
         raise ValueError("no legal hold at this state")

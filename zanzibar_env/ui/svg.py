@@ -15,6 +15,7 @@ notebook, the browser (``zanzibar serve``) and the PNG / GIF frames show one dra
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from xml.sax.saxutils import escape
 
 from ..core.dice import ScriptedDice
@@ -66,11 +67,15 @@ def _rgb(c: Colour | None) -> str:
 
 
 def _num(v: float) -> str:
+    if v == int(v):
+        return str(int(v))
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
+@lru_cache(maxsize=8192)
 def _element(sh: Shape) -> str:
-    """One shape as SVG markup (a die as its body and pips)."""
+    """One shape as SVG markup (a die as its body and pips); shapes repeat from frame to frame, so the
+    markup of each is kept."""
     if isinstance(sh, Text):
         base = sh.y + 0.8 * sh.size  # Pillow anchors at the top of the text; SVG at its baseline
         return (
