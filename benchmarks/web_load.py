@@ -77,7 +77,8 @@ def _in_process(moves: int) -> list[float]:
     from zanzibar_env.core.rules import load_ruleset
     from zanzibar_env.web.games import GameStore
 
-    store, times, seed = GameStore(max_games=4), [], 0
+    store, seed = GameStore(max_games=4), 0
+    times: list[float] = []
     while len(times) < moves:
         s = store.open(load_ruleset("classic"), 2, ["greedy"], 0, True, seed)
         while not s.game.done and len(times) < moves:

@@ -22,7 +22,7 @@ import pytest
 import zanzibar_env as zz
 from tests.web_oracle import exact_values, seat_views
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]  # one browser, one worker
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = [

@@ -277,3 +277,17 @@ def test_a_closed_game_frees_its_place() -> None:
     assert client.delete(f"/api/games/{gid}").json() == {"closed": True}
     assert client.get(f"/api/games/{gid}").status_code == 404
     assert client.post("/api/games", json={"bots": ["random"]}).status_code == 200
+
+
+def test_a_state_without_exact_values_is_played_without_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    client = TestClient(create_app())
+    state = client.post("/api/games", json={"bots": ["random"], "seed": 4, "hints": True}).json()
+
+    def no_table(view: Any) -> Any:
+        raise ValueError("no table for this state")
+
+    monkeypatch.setattr(web_games, "hold_values", no_table)
+    r = client.post(f"/api/games/{state['id']}/move", json={"action": 7}).json()
+    assert r["feedback"]["cost"] is None and "no table for this state" in r["feedback"]["note"]
+    if not r["state"]["over"]:
+        assert "no table" in r["state"]["hints_error"]

@@ -103,19 +103,28 @@ class Session:
             raise Refused("the game is over; start a new one", 409)
         if action not in game.legal_actions():
             raise Refused(f"hold {action} is not legal here; legal holds: {game.legal_actions()}")
-        values = self.values()
         view = game.view()
-        fb = {  # built before the hold is played: a failure leaves the game as it was
+        fb: dict[str, Any] = {  # built before the hold is played: a failure leaves the game as it was
             "decision": len(self.feedback) + 1,
             "dice": list(view.dice),
             "roll": view.rolls_used,
             "action": action,
             "text": hold_words(view.dice, action),
-            "best": values.best,
-            "best_text": hold_words(view.dice, values.best),
-            "cost": round(values.cost(action), 6),
-            "values": values.rows(),
         }
+        try:
+            values = self.values()
+        except Refused as e:  # no solved table fits this state: the move is played without its value
+            if e.status != 422:
+                raise
+            fb |= {"best": None, "best_text": "", "cost": None, "values": [], "note": str(e)}
+        else:
+            best = values.best
+            fb |= {
+                "best": best,
+                "best_text": hold_words(view.dice, best),
+                "cost": round(values.cost(action), 6),
+            }
+            fb["values"] = values.rows()
         self.log = []
         game.act(action)
         self._narrate()
@@ -149,7 +158,10 @@ class Session:
             out["roll"], out["roll_limit"] = view.rolls_used, view.roll_limit
             out["legal"] = [{"action": a, "text": hold_words(view.dice, a)} for a in game.legal_actions()]
             if self.hints:
-                out["hints"] = self.values().rows()
+                try:
+                    out["hints"] = self.values().rows()
+                except Refused as e:  # no solved table fits: the game goes on without hints
+                    out["hints_error"] = str(e)
         return out
 
 

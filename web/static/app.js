@@ -50,12 +50,14 @@ function showGame(state, feedback) {
   }
   document.querySelectorAll(".values-mean").forEach((p) => { p.textContent = "Value: " + state.values_mean; });
   $("hint-panel").hidden = !state.hints;
+  if (state.hints_error) showError(state.hints_error);
   if (state.hints) valueTable($("hint-table"), state.hints, -1, -1);
   if (feedback) {
     $("feedback").hidden = false;
     const cost = feedback.cost;
-    $("feedback-text").textContent = `Dice ${feedback.dice.join("-")}, roll ${feedback.roll}: you chose "${feedback.text}"` +
-      (cost > 1e-9 ? `; the best was "${feedback.best_text}", so your choice cost ${cost.toFixed(3)}.` : ", a best choice (cost 0).");
+    const verdict = cost === null ? ` (${feedback.note})` : cost > 1e-9
+      ? `; the best was "${feedback.best_text}", so your choice cost ${cost.toFixed(3)}.` : ", a best choice (cost 0).";
+    $("feedback-text").textContent = `Dice ${feedback.dice.join("-")}, roll ${feedback.roll}: you chose "${feedback.text}"` + verdict;
     valueTable($("feedback-table"), feedback.values, feedback.action, feedback.best);
   }
   const log = $("log");
