@@ -197,6 +197,7 @@ async function init() {
   const m = await api("/api/meta");
   for (const r of m.rulesets) { const o = document.createElement("option"); o.textContent = r; $("ruleset").appendChild(o); }
   for (const b of m.bots) { const o = document.createElement("option"); o.textContent = b; $("bot").appendChild(o); }
+  $("ruleset").value = "classic";
   $("bot").value = "greedy";
   document.querySelectorAll("nav .tab").forEach((b) => { b.onclick = () => selectTab(b.dataset.tab); });
   $("new-form").onsubmit = newGame;
