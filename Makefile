@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 RLLIB_VENV := .venv-rllib
 RLLIB_STAMP := $(RLLIB_VENV)/.installed
 
-.PHONY: setup setup-rllib train test test-slow lint typecheck bench sizes docs clean
+.PHONY: setup setup-rllib train test test-slow chromium lint typecheck bench sizes docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -38,8 +38,15 @@ test: $(STAMP) typecheck
 
 # Tests marked slow (over ~20 s each on 2 cores: RL Zoo runs, Ray, RLlib); .ci/run calls this after
 # `make test`. The Ray tests share one xdist group (one local Ray at a time).
-test-slow: $(STAMP) $(RLLIB_STAMP)
+test-slow: $(STAMP) $(RLLIB_STAMP) chromium
 	$(BIN)/python -m pytest -n 2 -m slow --dist loadgroup
+
+# Debian's chromium and chromium-driver for the browser test of the arena (tests/web/test_browser.py); where
+# apt-get is missing or fails the test skips and says why.
+chromium:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || \
+		{ command -v apt-get >/dev/null && apt-get update -q && apt-get install -y -q chromium chromium-driver; } || \
+		echo "chromium could not be installed: the browser test will skip"
 
 lint: $(STAMP) typecheck
 	$(BIN)/ruff check .

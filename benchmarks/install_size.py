@@ -33,7 +33,7 @@ def build_wheel(tmp: Path) -> Path:
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for name in ("zanzibar_env", "agents", "train", "configs", "models"):
+    for name in ("zanzibar_env", "agents", "train", "web", "configs", "models"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(src), "-w", str(tmp)]
     subprocess.run(cmd, check=True)

@@ -10,6 +10,7 @@ and vector envs, the bots, the solver and exact evaluation. Everything else is a
     pip install "zanzibar-env[ray]"          # tournaments and sweeps on a Ray cluster (Ray Core, Tune)
     pip install "zanzibar-env[rllib]"        # multi-agent training with RLlib (pins its own gymnasium)
     pip install "zanzibar-env[jax]"          # the JAX env zanzibar_env.jax (jax, pgx; not in [all])
+    pip install "zanzibar-env[web]"          # the browser arena, zanzibar serve (starlette, uvicorn)
     pip install "zanzibar-env[all]"          # all of the above
 
 Every place that imports an optional module does it inside :func:`requires_extra`, so a missing one
@@ -46,6 +47,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "docs": ("mkdocs", "mkdocstrings"),
     "openspiel": ("pyspiel", "open_spiel"),
     "jax": ("jax", "pgx", "optax"),
+    "web": ("starlette", "uvicorn"),
 }
 
 

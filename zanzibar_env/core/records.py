@@ -64,6 +64,12 @@ class RoundRecord:
         d["rolloffs"] = [{int(k): v for k, v in r.items()} for r in rolloffs]
         return cls(**d)
 
+    def _repr_svg_(self) -> str:
+        """The round as a picture (notebooks show it; :func:`zanzibar_env.ui.svg.round_svg`)."""
+        from .display import svg_of
+
+        return svg_of(self)
+
 
 @dataclass(slots=True)
 class GameRecord:
@@ -102,6 +108,12 @@ class GameRecord:
         d["rounds"] = [RoundRecord.from_dict(r) for r in rounds]
         _read_stamp(d)
         return cls(**d)
+
+    def _repr_svg_(self) -> str:
+        """The finished table as a picture (notebooks show it; :func:`zanzibar_env.ui.svg.record_svg`)."""
+        from .display import svg_of
+
+        return svg_of(self)
 
     def game_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` without the stamp (format, engine, digest): what the game itself was."""

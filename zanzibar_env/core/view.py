@@ -45,6 +45,12 @@ class View(NamedTuple):
         """The hand the current dice make."""
         return self.ruleset.table.score(self.dice)
 
+    def _repr_svg_(self) -> str:
+        """The table as this player sees it (notebooks show it; :func:`zanzibar_env.ui.svg.view_svg`)."""
+        from .display import svg_of
+
+        return svg_of(self)
+
 
 @dataclass(frozen=True, slots=True)
 class RoundSnapshot:

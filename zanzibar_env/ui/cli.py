@@ -6,6 +6,7 @@
     zanzibar play --opponents optimal,greedy --hint      # zanzibar_env.ui.play
     zanzibar replay game.jsonl --step                    # zanzibar_env.ui.replay
     zanzibar render --out frame.png --seed 3             # zanzibar_env.ui.render
+    zanzibar render --record game.jsonl --out game.svg   # zanzibar_env.ui.render_cli (SVG, GIF)
     zanzibar train --set total_timesteps=2e5             # zanzibar_env.train.ppo
     zanzibar evaluate models/ppo_classic_2p.zip          # zanzibar_env.train.evaluate
     zanzibar exact-eval --agent greedy                   # zanzibar_env.train.exact_eval
@@ -13,6 +14,7 @@
     zanzibar sweep --config configs/sweep_ppo_classic_2p.yaml  # zanzibar_env.train.sweep (Ray Tune)
     zanzibar solve --players 2 3 4                       # zanzibar_env.agents.exact.cli
     zanzibar zoo --algo ppo_mask -n 1000000              # zanzibar_env.train.rl_zoo (rl_zoo3's train)
+    zanzibar serve --replays runs/                       # zanzibar_env.web.cli (the browser arena)
 
 Commands are imported only when run (this package never imports ``agents`` or ``train`` at import
 time), so a command whose extra is missing says which ``pip install`` brings it.
@@ -35,7 +37,11 @@ from .table import printable
 COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "play": ("zanzibar_env.ui.play", "ui", "play a game in the terminal against bots"),
     "replay": ("zanzibar_env.ui.replay", "ui", "step through saved games (JSON lines) and verify them"),
-    "render": ("zanzibar_env.ui.render", "ui", "write pictures of a game (PNG)"),
+    "render": (
+        "zanzibar_env.ui.render_cli",
+        None,
+        "draw a saved game (--record: SVG, GIF) or a fresh one (PNG)",
+    ),
     "train": ("zanzibar_env.train.ppo", "train", "train a PPO agent from a YAML config"),
     "evaluate": (
         "zanzibar_env.train.evaluate",
@@ -63,6 +69,11 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
         "solve rounds exactly and cache the tables of the optimal bot",
     ),
     "zoo": ("zanzibar_env.train.rl_zoo", "zoo", "train with RL Zoo (rl_zoo3), ppo_mask included"),
+    "serve": (
+        "zanzibar_env.web.cli",
+        "web",
+        "the arena in a web browser: play with exact hints, replays, tournaments",
+    ),
 }
 
 

@@ -38,14 +38,19 @@ from ..core.engine import STOP, View
 from ..core.game import GameState
 from ..core.interrupts import run_command
 from ..core.safe_io import atomic_write_bytes, check_output
+from .layout import DIE, FELT, GOLD, HEIGHT, WIDTH, Circle, Die, Rect, Shape, Text, die_shapes, table_shapes
 from .table import PlayerRow, Snapshot, held_mask, render_ansi, snapshot
 
-__all__ = ["PlayerRow", "Snapshot", "held_mask", "render_ansi", "render_rgb", "snapshot"]
-
-WIDTH, HEIGHT = 640, 400
-DIE = 84  # die sprite size in pixels
-FELT, BAR, PANEL = (22, 96, 58), (12, 58, 34), (16, 72, 44)
-CREAM, GOLD, GREY, DARK = (245, 240, 225), (250, 200, 60), (150, 170, 155), (30, 30, 30)
+__all__ = [
+    "GOLD",
+    "PlayerRow",
+    "Snapshot",
+    "held_mask",
+    "render_ansi",
+    "render_rgb",
+    "snapshot",
+    "snapshot_rgb",
+]
 
 
 # ---- rgb ----------------------------------------------------------------------------------------
@@ -54,40 +59,11 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
-_PIPS = {
-    1: [(0.5, 0.5)],
-    2: [(0.27, 0.27), (0.73, 0.73)],
-    3: [(0.27, 0.27), (0.5, 0.5), (0.73, 0.73)],
-    4: [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)],
-    5: [(0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)],
-    6: [(0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)],
-}
-
-
 @cache
 def _die(face: int, held: bool) -> Image.Image:
-    """A die sprite with pips (0 = blank); held dice have a gold rim and a warm face."""
+    """A die sprite (the shapes of :func:`~zanzibar_env.ui.layout.die_shapes`) on the felt."""
     img = Image.new("RGB", (DIE, DIE), FELT)
-    d = ImageDraw.Draw(img)
-    face_colour = (255, 236, 190) if held else (250, 250, 246)
-    rim = GOLD if held else (200, 200, 190)
-    d.rounded_rectangle(
-        (2, 2, DIE - 3, DIE - 3), radius=14, fill=face_colour, outline=rim, width=5 if held else 2
-    )
-    r = DIE // 11
-    for fx, fy in _PIPS.get(face, []):
-        cx, cy = int(fx * DIE), int(fy * DIE)
-        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(180, 30, 30) if face == 1 else DARK)
-    return img
-
-
-@cache
-def _background(num_players: int) -> Image.Image:
-    img = Image.new("RGB", (WIDTH, HEIGHT), FELT)
-    d = ImageDraw.Draw(img)
-    d.rectangle((0, 0, WIDTH, 36), fill=BAR)
-    d.rounded_rectangle((408, 46, WIDTH - 10, 330), radius=10, fill=PANEL)
-    d.rectangle((0, 338, WIDTH, HEIGHT), fill=BAR)
+    _paint(img, ImageDraw.Draw(img), die_shapes(Die(0, 0, DIE, face, held)))
     return img
 
 
@@ -103,103 +79,45 @@ def _text_sprite(
     return sprite, left, top
 
 
-def _text(
-    img: Image.Image,
-    xy: tuple[int, int],
-    text: str,
-    size: int,
-    fill: tuple[int, int, int],
-    anchor: str = "la",
-) -> None:
+def _text(img: Image.Image, t: Text) -> None:
     """Paste cached text (rendering glyphs with FreeType on every frame would dominate the frame time)."""
-    sprite, left, top = _text_sprite(text, size, fill, anchor)
-    img.paste(sprite, (xy[0] + left, xy[1] + top), sprite)
+    sprite, left, top = _text_sprite(t.text, t.size, t.fill, t.anchor)
+    img.paste(sprite, (round(t.x) + left, round(t.y) + top), sprite)
 
 
-def _fit(text: str, size: int, width: int) -> list[str]:
-    """Greedy word wrap of ``text`` to ``width`` pixels in the default font at ``size``."""
-    font, lines, cur = _font(size), [], ""
-    for word in text.split():
-        trial = f"{cur} {word}".strip()
-        if cur and font.getlength(trial) > width:
-            lines.append(cur)
-            cur = word
+def _paint(img: Image.Image, d: ImageDraw.ImageDraw, shapes: Sequence[Shape]) -> None:
+    """Paint the shapes of :mod:`~zanzibar_env.ui.layout` with Pillow, back to front."""
+    for sh in shapes:
+        if isinstance(sh, Text):
+            _text(img, sh)
+        elif isinstance(sh, Die):
+            img.paste(_die(sh.face, sh.held), (round(sh.x), round(sh.y)))
+        elif isinstance(sh, Rect):
+            box = (round(sh.x), round(sh.y), round(sh.x + sh.w), round(sh.y + sh.h))
+            width = round(sh.width) if sh.stroke else 0
+            if sh.radius:
+                d.rounded_rectangle(
+                    box, radius=round(sh.radius), fill=sh.fill, outline=sh.stroke, width=width
+                )
+            else:
+                d.rectangle(box, fill=sh.fill, outline=sh.stroke, width=width)
+        elif isinstance(sh, Circle):
+            box = (round(sh.cx - sh.r), round(sh.cy - sh.r), round(sh.cx + sh.r), round(sh.cy + sh.r))
+            d.ellipse(box, fill=sh.fill, outline=sh.stroke, width=round(sh.width) if sh.stroke else 0)
         else:
-            cur = trial
-    return [*lines, cur] if cur else lines
+            d.polygon(list(sh.points), fill=sh.fill)
 
 
-@lru_cache(maxsize=256)
-def _wrapped(text: str, size: int, width: int) -> tuple[str, ...]:
-    return tuple(_fit(text, size, width))
-
-
-def _draw_dice(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None:
-    _text(img, (20, 48), s.actor, 18, CREAM)
-    for i, face in enumerate(s.dice):
-        held = bool(s.held >> i & 1)
-        x = 24 + i * 118
-        img.paste(_die(face, held), (x, 78))
-        label = f"{i + 1}  HELD" if held else f"{i + 1}"
-        _text(img, (x + DIE // 2, 172), label, 14, GOLD if held else GREY, "mt")
-    _text(img, (20, 196), "Rolls", 15, GREY)
-    for k in range(max(s.roll_limit, 1)):
-        x = 70 + k * 22
-        filled = k < s.rolls_used
-        d.ellipse((x, 198, x + 14, 212), fill=CREAM if filled else None, outline=CREAM, width=2)
-    _text(img, (80 + 22 * max(s.roll_limit, 1), 196), f"{s.rolls_used} of {s.roll_limit} used", 15, GREY)
-    _text(img, (20, 222), f"Hand: {s.hand}", 20, CREAM)
-
-
-def _draw_round_info(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None:
-    y = 256
-    for label, text in (("To beat (lowest so far)", s.lowest), ("Highest so far", s.highest)):
-        if text:
-            _text(img, (20, y), label, 13, GREY)
-            _text(img, (20, y + 16), text, 16, CREAM)
-            y += 38
-    if s.over:
-        for k, line in enumerate(_wrapped(s.status, 20, 370)):
-            _text(img, (20, 256 + 26 * k), line, 20, GOLD)
-
-
-def _draw_players(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None:
-    _text(img, (420, 52), "Player", 13, GREY)
-    _text(img, (WIDTH - 22, 52), s.stake, 13, GREY, "ra")
-    step = min(48, 258 // len(s.players))
-    small = step < 40
-    for k, p in enumerate(s.players):
-        y = 70 + k * step
-        if p.highlight:
-            d.rounded_rectangle((412, y - 2, WIDTH - 14, y + step - 4), radius=6, outline=GOLD, width=1)
-        if p.to_act:
-            d.polygon([(416, y + 3), (416, y + 15), (426, y + 9)], fill=GOLD)
-        colour = CREAM if p.active else GREY
-        _text(img, (430, y), p.name, 14 if small else 16, GOLD if p.to_act else colour)
-        _text(img, (WIDTH - 22, y), str(p.stack), 14 if small else 16, colour, "ra")
-        if p.note:
-            _text(img, (430, y + (15 if small else 19)), p.note, 12 if small else 13, GREY)
-
-
-def _draw_last_round(img: Image.Image, d: ImageDraw.ImageDraw, s: Snapshot) -> None:
-    _text(img, (12, 342), "Last round", 12, GREY)
-    lines = _wrapped(" ".join(s.last_round), 13, WIDTH - 100)
-    for k, line in enumerate(lines[:3]):
-        _text(img, (88, 342 + 18 * k), line, 13, CREAM)
+def snapshot_rgb(s: Snapshot) -> np.ndarray:
+    """The picture of a :class:`~zanzibar_env.ui.table.Snapshot` as a ``(400, 640, 3)`` uint8 image."""
+    img = Image.new("RGB", (WIDTH, HEIGHT), FELT)
+    _paint(img, ImageDraw.Draw(img), table_shapes(s))
+    return np.asarray(img, dtype=np.uint8)
 
 
 def render_rgb(game: GameState, seat: int | None = None) -> np.ndarray:
     """The table as a ``(400, 640, 3)`` uint8 image: dice with pips (held ones gold), players, results."""
-    s = snapshot(game, seat)
-    img = _background(len(s.players)).copy()
-    d = ImageDraw.Draw(img)
-    _text(img, (12, 9), s.title, 18, CREAM)
-    _text(img, (WIDTH - 12, 9), "Game over" if s.over else s.status, 18, GOLD, "ra")
-    _draw_dice(img, d, s)
-    _draw_round_info(img, d, s)
-    _draw_players(img, d, s)
-    _draw_last_round(img, d, s)
-    return np.asarray(img, dtype=np.uint8)
+    return snapshot_rgb(snapshot(game, seat))
 
 
 # ---- screenshots ----------------------------------------------------------------------------------
