@@ -72,7 +72,8 @@ class GameState:
         self.ruleset = ruleset
         self._game_end = S.game_end_rule(ruleset)  # settlement.game_winners for this ruleset
         self.source = dice
-        self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
+        # the ruleset's, or the hard cap (RULES.md §12.2)
+        self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap
         self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), check_seed(seed))
         self.stacks = [ruleset.starting_stack] * n
         if stacks is not None:
