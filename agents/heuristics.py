@@ -25,6 +25,7 @@ from zanzibar_env.core.kernel import legal_mask, transition_probs
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
+from zanzibar_env.core.settlement import tie_outcomes
 
 _N = len(MULTISETS)  # 56 multisets of three sorted dice
 _TIE_TOL = 1e-12
@@ -177,7 +178,8 @@ class EscapeAgent(_TableAgent):
         """``table[target, rolls_left, i]`` with target 0 = rolling first, else lowest rank + 1."""
         table = ruleset.table
         ranks = table.rank_of_multiset
-        tie = 0.5 if ruleset.tie_rule == "rolloff" else 0.0
+        _, ways = tie_outcomes(ruleset, 2)
+        tie = (ways - 1) / ways  # a two-way tie for lowest escapes in all ways but one
         first = (throw_quantile(table) >= self.first_bar).astype(np.float64)
         beat = [(ranks > t) + tie * (ranks == t) for t in range(table.num_ranks)]
         final = np.stack([first, *beat]).astype(np.float64).T  # [56, targets]: success if stopping now

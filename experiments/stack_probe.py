@@ -61,8 +61,8 @@ class StackAwareOptimal(OptimalAgent):
             return flat if self.limit is None or own <= self.limit else None
         assert self.limit is not None
         if self.rule == "capped":
-            pay = view.ruleset.payments
-            return {c: min(pay[c], own) for c in CATEGORIES} if 1 <= own <= self.limit else None
+            pay = view.ruleset.payment_of
+            return {c: min(pay(c), own) for c in CATEGORIES} if 1 <= own <= self.limit else None
         rivals = [s for s, a in zip(view.stacks[1:], view.active[1:], strict=True) if a]
         near = min(rivals, default=self.limit + 1)
         return flat if near <= self.limit and own > near else None

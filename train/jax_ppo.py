@@ -1,5 +1,5 @@
 """PPO on the JAX env, the whole rollout and update under ``jit``: ``python -m train.jax_ppo [--config PATH]
-[--set key=value ...] [--seeds N]``.
+[--set key=value ...]``.
 
 In the spirit of CleanRL's ``ppo.py`` and PureJaxRL: one file that shows its loop. The env
 (:mod:`zanzibar_env.jax`, one 2-player round per episode) is ``vmap``-ed over ``num_envs`` tables and
@@ -26,8 +26,7 @@ At the end the policy's weights are written to ``policy.npz`` in the run directo
 (:mod:`zanzibar_env.agents.jax_ppo_agent` reads them with numpy, no JAX needed: the agent
 ``jax_ppo:PATH`` plays its most likely legal action), and, with ``eval_exact``, the exact regret of
 that agent in each seat (:func:`zanzibar_env.agents.exact.exploitability`) is printed and saved as
-``exact.json``. ``--seeds N`` trains seeds ``seed .. seed+N-1`` one after the other and prints one
-table (:mod:`zanzibar_env.train.jax_seeds`).
+``exact.json``. One run trains one seed (``--set seed=K``); run the command once per seed for several.
 """
 
 from __future__ import annotations

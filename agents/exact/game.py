@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from zanzibar_env.agents.exact.turn import NUM_MULTISETS, TurnProblem, backward, forward, turn_value
+from zanzibar_env.core.kernel import chips_of_category
 from zanzibar_env.core.rules import Ruleset
-from zanzibar_env.core.settlement import game_winners, stacks_after
+from zanzibar_env.core.settlement import game_winners, stacks_after, tie_outcomes
 
 Event = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # (c, k, pair, swap), see Terms
 #: Option values this solver models (a ruleset with any other value raises ValueError).
@@ -55,7 +56,6 @@ class GameSpec:
     max_rolls: int
     holds_allowed: bool
     sets_limit: bool  # the first roller's number of rolls caps the second's
-    tie_all: bool
     instant: str
     lives_lost: int
     zanz_m: int  # multiset index of the top hand
@@ -69,7 +69,7 @@ class GameSpec:
         t = ruleset.table
         cat_of_rank = np.zeros(t.num_ranks, np.int64)
         cat_of_rank[t.rank_of_multiset] = t.category_of_multiset
-        pay_cat = np.array([ruleset.payments.get(c, 0) for c in t.categories], np.int64)
+        pay_cat = np.asarray(chips_of_category(ruleset))  # Ruleset.payment_of, as every engine reads it
         return cls(
             ruleset=ruleset,
             chips=ruleset.stake == "chips",
@@ -79,7 +79,6 @@ class GameSpec:
             max_rolls=ruleset.max_rolls,
             holds_allowed=ruleset.holds_allowed,
             sets_limit=ruleset.first_roller_sets_limit,
-            tie_all=ruleset.tie_rule == "all",
             instant=ruleset.instant_zanzibar,
             lives_lost=ruleset.lives_lost,
             zanz_m=int(np.flatnonzero(t.category_of_multiset == 0)[0]),
@@ -206,13 +205,14 @@ def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
     second = tuple(np.zeros(shape) for _ in range(4))
     w1 = np.zeros(shape)
     tie = np.broadcast_to(ra == rb, shape)
-    if spec.tie_all:  # both lose (lives), or nobody pays (chips); A keeps the lead
+    _, ways = tie_outcomes(spec.ruleset, 2)  # A keeps the lead either way
+    if ways == 1:  # both lose (lives), or nobody pays (chips)
         first = _pick(tie, _settle(spec, pairs, x, y, True, True, pay_a, True), first)
-    else:  # roll-off: each loses with probability 1/2; A keeps the lead either way
+    else:  # roll-off: B loses in one of the two equally likely ways, A in the other
         a_loses = _settle(spec, pairs, x, y, True, False, pay_a, True)
         first = _pick(tie, a_wins, first)
         second = _pick(tie, a_loses, second)  # type: ignore[arg-type]
-        w1 = np.where(tie, 0.5, 0.0)
+        w1 = np.where(tie, 1.0 / ways, 0.0)
     if spec.instant != "off":
         top = r - 1
         nothing_a = _settle(spec, pairs, x, y, False, False, pay_a, True)

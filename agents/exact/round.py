@@ -44,8 +44,9 @@ from zanzibar_env.agents.exact.turn import (
     turn_value,
     turn_value_best,
 )
-from zanzibar_env.core.kernel import legal_mask, transition_probs
+from zanzibar_env.core.kernel import chips_of_category, legal_mask, transition_probs
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
+from zanzibar_env.core.settlement import tie_outcomes
 
 #: Bump when the tables' meaning or layout changes (invalidates disk caches).
 SOLVER_VERSION = 2
@@ -79,7 +80,7 @@ class RoundSpec:
 
     n: int
     kind: str  # "highest_hand", "own_hand", "lives" (one_life) or "lives_top" (lives_by_highest_hand)
-    tie_all: bool  # tie for lowest: all tied lose (else one of them, uniformly, by roll-off)
+    ruleset: Ruleset
     instant: str  # "off", "no_loss", "worst_so_far_loses"
     max_rolls: int
     holds_allowed: bool
@@ -107,14 +108,14 @@ class RoundSpec:
         t = ruleset.table
         cat_of_rank = np.zeros(t.num_ranks, np.int64)
         cat_of_rank[t.rank_of_multiset] = t.category_of_multiset
-        pay = np.array([ruleset.payments.get(c, 0) for c in t.categories], np.int64)
+        pay = np.asarray(chips_of_category(ruleset))  # Ruleset.payment_of, as every engine reads it
         cls_of_rank, pay_cls = top_classes(ruleset) if kind == "lives_top" else (cat_of_rank, pay)
         no_top = len(pay_cls)
         xs = no_top + 1 if kind in _BY_TOP else int(pay.max()) * n + 1 if kind == "own_hand" else 1
         return cls(
             n=int(n),
             kind=kind,
-            tie_all=ruleset.tie_rule == "all",
+            ruleset=ruleset,
             instant=ruleset.instant_zanzibar,
             max_rolls=ruleset.max_rolls,
             holds_allowed=ruleset.holds_allowed,
@@ -202,26 +203,28 @@ def lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 def settle(spec: RoundSpec, key: np.ndarray, top: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(wlow, wa, wb)`` at the end of the round in state ``key`` for a tracked player: ``wlow`` if it holds
     the lowest hand, else ``wa + wb * own_payment``. ``top``: the round ended by an instant Zanzibar under
-    ``worst_so_far_loses`` (``x`` is then the Zanzibar's category)."""
+    ``worst_so_far_loses`` (``x`` is then the Zanzibar's category).
+
+    The ``k`` seats tied for lowest settle as ``settlement.tie_outcomes`` says: ``ways`` equally likely
+    outcomes of ``m`` losers each, the tracked tied seat the loser in one; a loser receives from every
+    non-loser its payment (prices from ``kernel.chips_of_category``), or loses its lives."""
     lo, k, x, _ = spec.decode(key)
     n, kf = spec.n, k.astype(np.float64)
+    m, ways = tie_outcomes(spec.ruleset, kf)
     zero = np.zeros(len(key))
-    if spec.kind == "lives":
-        return -spec.lives_lost * (np.ones_like(kf) if spec.tie_all else 1.0 / kf), zero, zero
-    if spec.kind == "lives_top":  # each loser loses the lives of the top hand's class (x; 0 = the Zanzibar)
+    if spec.kind in ("lives", "lives_top"):  # each loser loses the lives of the top hand's class (x)
         assert spec.pay_cls is not None
-        lost = spec.pay_cls[0 if top else np.minimum(x, spec.no_top - 1)].astype(np.float64)
-        return -lost * (np.ones_like(kf) if spec.tie_all else 1.0 / kf), zero, zero
-    if spec.kind == "highest_hand":
+        lives = (
+            spec.pay_cls[0 if top else np.minimum(x, spec.no_top - 1)] if spec.kind == "lives_top" else None
+        )
+        lost = float(spec.lives_lost) if lives is None else lives.astype(np.float64)
+        return -lost * (1.0 / ways), zero, zero
+    if spec.kind == "highest_hand":  # every payer pays the top hand's price
         pay = spec.pay_cat[0 if top else x].astype(np.float64) + zero
-        if spec.tie_all:
-            return -(n - kf) * pay, kf * pay, zero
-        return (-(n - 1) * pay + (kf - 1) * pay) / kf, pay, zero
-    plo = spec.pay_cat[spec.cat_of_rank[lo]].astype(np.float64)
+        return (-(n - m) * pay + (ways - 1) * m * pay) / ways, m * pay, zero
+    plo = spec.pay_cat[spec.cat_of_rank[lo]].astype(np.float64)  # every payer pays its own hand's price
     total = x.astype(np.float64)
-    if spec.tie_all:
-        return -(total - kf * plo), zero, kf
-    return (-(total - plo) + (kf - 1) * plo) / kf, zero, zero + 1.0
+    return (-(total - m * plo) + (ways - 1) * m * plo) / ways, zero, m + zero
 
 
 def instant_tracked(spec: RoundSpec, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -237,7 +240,7 @@ def instant_self(spec: RoundSpec, key: np.ndarray) -> np.ndarray:
     _, k, _, _ = spec.decode(key)
     if spec.instant != "worst_so_far_loses" or spec.kind != "highest_hand":
         return np.zeros(len(key))
-    losers = np.ones(len(key)) if not spec.tie_all else k.astype(np.float64)
+    losers, _ = tie_outcomes(spec.ruleset, k.astype(np.float64))
     return np.where(k > 0, losers * spec.pay_cat[0], 0.0)
 
 

@@ -7,7 +7,9 @@ user's own ``agents.py`` in the working directory, say). :mod:`zanzibar_env.core
 
 An agent sees the acting player's :class:`~zanzibar_env.View` (the same information as the env
 observation) and returns a hold mask (bit ``i`` keeps sorted die ``i``; 7 stops). ``act_batch`` does
-the same for a :class:`~zanzibar_env.core.observation.ViewBatch`; the vector env uses it.
+the same for a :class:`~zanzibar_env.core.observation.ViewBatch`; the vector env uses it where an agent
+has one (:meth:`BaseAgent.act_batch` raises ``NotImplementedError`` unless overridden: callers then
+play view by view).
 
 Per-env randomness (the ``row_rng`` protocol): a batch from the vector env carries ``batch.row_rng``,
 a :class:`~zanzibar_env.core.streams.RowRandom` whose ``random()`` and ``integers(high)`` return one
@@ -41,7 +43,9 @@ class BaseAgent:
         raise NotImplementedError
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        """Actions ``int64[B]`` for a batch of views (default: a loop over :meth:`act`; override it)."""
+        """Actions ``int64[B]`` for a batch of views. Override it for speed; the default raises
+        ``NotImplementedError``, and the callers (the vector env, tournaments, exact evaluation) then ask
+        :meth:`act` view by view, with views they build themselves (a batch holds no absolute seat)."""
         raise NotImplementedError(f"{type(self).__name__} has no batched policy")
 
     def seed(self, seed: int | None = None) -> None:

@@ -16,8 +16,6 @@ from operator import sub
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
-
 from . import kernel as K
 from . import settlement as S
 from .dice import DiceSource
@@ -90,26 +88,11 @@ _round_rules = K.per_ruleset(_RoundRules)
 
 
 def _check_round_start(ruleset: Ruleset, stacks: list[int], starting_seat: int) -> None:
-    """Raise ``ValueError`` unless a round can start from these stacks and this seat."""
-    n = len(stacks)
-    if ruleset.stake != "lives" and type(starting_seat) is int and 0 <= starting_seat < n:
-        for s in stacks:  # the common case, checked without building anything
-            if type(s) is not int or s < 0:
-                break
-        else:
-            if ruleset.stake == "penalty" or any(stacks):
-                return
-            raise ValueError(f"a chips round needs a player with chips to pay, got stacks {list(stacks)!r}")
-    if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in stacks):
-        raise ValueError(f"stacks must be non-negative integers, got {list(stacks)!r}")
-    if isinstance(starting_seat, bool) or not isinstance(starting_seat, (int, np.integer)):
-        raise ValueError(f"starting seat must be an integer seat, got {starting_seat!r}")
-    if not 0 <= starting_seat < n or (stacks[starting_seat] <= 0 and ruleset.stake == "lives"):
-        raise ValueError(f"starting seat {starting_seat} is not an active seat of {n}")
-    if ruleset.stake == "chips" and not any(stacks):
-        raise ValueError(f"a chips round needs a player with chips to pay, got stacks {list(stacks)!r}")
-    if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
-        raise ValueError(f"a lives round needs two or more players with lives left, got {list(stacks)!r}")
+    """Raise ``ValueError`` unless a round can start from these stacks and this seat
+    (``settlement.start_problem``)."""
+    problem = S.start_problem(ruleset, stacks, starting_seat, whole_game=False)
+    if problem is not None:
+        raise ValueError(problem)
 
 
 @cache

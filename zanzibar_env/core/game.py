@@ -72,10 +72,12 @@ class GameState:
         self.ruleset = ruleset
         self._game_end = S.game_end_rule(ruleset)  # settlement.game_winners for this ruleset
         self.source = dice
-        self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap  # hard cap: RULES.md
+        # the ruleset's, or the hard cap (RULES.md §12.2)
+        self.max_rounds = max_rounds if max_rounds is not None else ruleset.round_cap
         self.record = GameRecord(ruleset.to_dict(), n, int(first_seat), check_seed(seed))
-        start = [ruleset.starting_stack] * n if stacks is None else _check_start_stacks(stacks, n, ruleset)
-        self.stacks = start
+        self.stacks = [ruleset.starting_stack] * n
+        if stacks is not None:
+            self.stacks = _check_start_stacks(stacks, n, ruleset, first_seat)
         self.round: RoundState = RoundState(ruleset, self.stacks, int(first_seat), dice)
         self._advance()
 
@@ -121,7 +123,7 @@ class GameState:
             elif self.max_rounds is not None and len(record.rounds) >= self.max_rounds:
                 record.truncated = True
             else:
-                starter = next_starter(self.ruleset, self.stacks, rec.winner)
+                starter = S.next_starter(self.ruleset, self.stacks, rec.winner)
                 rnd = self.round = RoundState(self.ruleset, self.stacks, starter, self.source, validate=False)
 
     def _winners(self, rec: RoundRecord) -> list[int]:
@@ -133,30 +135,14 @@ class GameState:
         return list(compress(range(len(won)), won)) if over else []
 
 
-def next_starter(ruleset: Ruleset, stacks: Sequence[int], winner: int) -> int:
-    """Who rolls first in the next round: the round's winner (the highest hand); if they are out, the
-    next active seat clockwise."""
-    n = len(stacks)
-    if ruleset.stake != "lives":
-        return winner
-    for k in range(n):
-        s = (winner + k) % n
-        if stacks[s] > 0:
-            return s
-    raise AssertionError("no active seat")  # pragma: no cover
-
-
-def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset) -> list[int]:
-    """Starting stacks of a game: ``n`` integers, all positive for chips, at least two positive for lives."""
+def _check_start_stacks(stacks: Sequence[int], n: int, ruleset: Ruleset, first_seat: int) -> list[int]:
+    """Starting stacks of a game (``settlement.start_problem``): ``n`` of them, valid for a game."""
     values = list(stacks)
     if len(values) != n:
         raise ValueError(f"got {len(values)} starting stacks for {n} players")
-    if any(not _is_int(v) or v < 0 for v in values):
-        raise ValueError(f"starting stacks must be non-negative integers, got {values!r}")
-    if ruleset.stake == "chips" and min(values) == 0:
-        raise ValueError(f"every chip stack must be positive at the start (0 chips has won): {values!r}")
-    if ruleset.stake == "lives" and sum(v > 0 for v in values) < 2:
-        raise ValueError(f"a game needs at least two players with lives left, got {values!r}")
+    problem = S.start_problem(ruleset, values, first_seat, whole_game=True)
+    if problem is not None:
+        raise ValueError(problem)
     return [int(v) for v in values]
 
 

@@ -8,9 +8,10 @@ Where each rule lives
   and a round are over, which throw a turn scores (:func:`best_after_roll`, ``final_hand``), the public
   state after each turn (:func:`public_after_turn`), the price tables of a round (chips by category,
   own-hand payments, lives or penalty points by the top hand's rank): **this module**;
-* who loses a round (ties, roll-offs, instant Zanzibar), who pays whom and how much, lives lost and
-  penalty points taken, the end of a game (winners, the lives tie-break, the penalty game's
-  ``num_rounds``), rewards: :mod:`zanzibar_env.core.settlement`;
+* who loses a round (ties, roll-offs, instant Zanzibar; a tie in expectation, ``tie_outcomes``), who
+  pays whom and how much, lives lost and penalty points taken, who rolls first in the next round
+  (``next_starter``), which starting stacks are valid (``start_problem``), the end of a game (winners,
+  the lives tie-break, the penalty game's ``num_rounds``), rewards: :mod:`zanzibar_env.core.settlement`;
 * the observation encoding and the terminal observation: :mod:`zanzibar_env.core.observation`;
 * hand ranks and categories: :mod:`zanzibar_env.core.hands`; the options themselves:
   :mod:`zanzibar_env.core.rules`.

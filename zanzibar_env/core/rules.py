@@ -52,7 +52,7 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
 _CHIP_CATEGORIES = ("points", "one_two_three", "three_of_a_kind", "zanzibar")
 #: Keys of ``lives_table``: the categories of the 4-2-1 ranking (seed 001's life table), best first.
 LIVES_CATEGORIES = ("zanzibar", "three_of_a_kind", "pair", "sum")
-#: The one non-integer ``lives_table`` value: a three of a kind of n costs n lives (RULES.md §6).
+#: The one non-integer ``lives_table`` value: a three of a kind of n costs n lives (RULES.md §7).
 FACE = "face"
 _LIVES_PAYMENTS = ("one_life", "lives_by_highest_hand")
 _DEFAULT_LIVES_TABLE: dict[str, int | str] = {"zanzibar": 1, "three_of_a_kind": 1, "pair": 1, "sum": 1}
@@ -259,7 +259,7 @@ def _validate_payments(r: Ruleset) -> None:
     for cat, n in r.payments.items():
         _check_int(f"payments.{cat}", n, 0, 10)
     if r.payment == "own_hand" and r.instant_zanzibar == "worst_so_far_loses":
-        # the seats after the Zanzibar never rolled, so they have no hand to pay by (RULES.md)
+        # the seats after the Zanzibar never rolled, so they have no hand to pay by (RULES.md §11)
         raise ValueError(
             "option 'instant_zanzibar' cannot be 'worst_so_far_loses' with payment 'own_hand': "
             "players who never rolled have no hand to pay by; use 'off' or 'no_loss'"

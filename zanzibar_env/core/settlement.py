@@ -1,4 +1,5 @@
-"""The rules kernel, part 2: settling a round, ending a game, and the rewards of the envs.
+"""The rules kernel, part 2: settling a round, who starts the next, starting and ending a game, and the
+rewards of the envs.
 
 Every function takes one value per seat **in play order** (position 0 rolled first) as a list, each
 value a Python int/bool (the scalar engine, one table) or a numpy array over env rows (the batched core,
@@ -119,6 +120,16 @@ def rolloff_step(tied: list[Number], ranks: Sequence[Number], multi: Number) -> 
     return [t & (single | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
 
 
+def tie_outcomes(ruleset: Ruleset, tied: Number) -> tuple[Number, Number]:
+    """A tie for lowest among ``tied`` seats in expectation: ``(losers, outcomes)``, the round ends in
+    ``outcomes`` equally likely ways, each with ``losers`` losers, and each tied seat is the loser in
+    exactly one of them. ``tie_rule: all``: one way, all ``tied`` lose; ``rolloff``: ``tied`` ways (the
+    roll-off is symmetric), one loser each. :func:`rolloff` plays the same rule throw by throw; the exact
+    solver reads this form."""
+    one = tied - tied + 1  # 1, of tied's type
+    return (tied, one) if ruleset.tie_rule == "all" else (one, tied)
+
+
 # ---- who pays whom ----------------------------------------------------------------------------------
 def chip_amounts(ruleset: Ruleset, chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
     """Chips each seat pays each loser: the category price (``chips``, by category index) of the round's
@@ -191,6 +202,47 @@ def stacks_rule(ruleset: Ruleset) -> StacksAfter:
         return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
 
     return {"chips": chips, "lives": lives}.get(ruleset.stake, penalty)
+
+
+# ---- the next round ------------------------------------------------------------------------------
+def next_starter(ruleset: Ruleset, stacks: Sequence[Number], winner: Number) -> Number:
+    """Who rolls first in the next round: the round's winner (its highest hand, RULES.md §2); under
+    ``stake: lives``, if the winner is out, the first seat clockwise after it still in the game.
+
+    ``stacks``: one value per seat **in seat order** (not play order), after the round; ``winner``: a
+    seat. Branch-free over the values (a ``select`` per seat), so it runs on Python ints, ``[N]`` numpy
+    arrays and JAX arrays alike."""
+    if ruleset.stake != "lives":  # every seat is in the game
+        return winner
+    n = len(stacks)
+    ahead: Number = n  # clockwise distance from the winner to the first seat still in
+    for seat, stack in enumerate(stacks):
+        d = (seat - winner) % n
+        ahead = select((stack > 0) & (d < ahead), d, ahead)
+    return (winner + ahead) % n
+
+
+# ---- the start of a game ----------------------------------------------------------------------------
+def start_problem(ruleset: Ruleset, stacks: Sequence[int], first: int, whole_game: bool) -> str | None:
+    """Why a game (``whole_game``) or a single round cannot start from ``stacks`` with seat ``first``
+    rolling first, or ``None`` if it can. Stacks are non-negative integers, one per seat; chips: a game
+    needs every stack positive (a seat at 0 chips has already won), a round a seat with chips to pay;
+    lives: two seats or more with lives, the first roller among them; penalty: any points."""
+    n, got = len(stacks), list(stacks)
+    if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0 for s in stacks):
+        return f"{'starting ' if whole_game else ''}stacks must be non-negative integers, got {got!r}"
+    if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
+        return f"starting seat must be an integer seat, got {first!r}"
+    if not 0 <= first < n or (ruleset.stake == "lives" and stacks[first] <= 0):
+        return f"starting seat {first} is not an active seat of {n}"
+    if ruleset.stake == "chips" and whole_game and min(stacks) == 0:
+        return f"every chip stack must be positive at the start (0 chips has won): {got!r}"
+    if ruleset.stake == "chips" and not any(stacks):
+        return f"a chips round needs a player with chips to pay, got stacks {got!r}"
+    if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
+        what = "a game needs at least two" if whole_game else "a lives round needs two or more"
+        return f"{what} players with lives left, got {got!r}"
+    return None
 
 
 # ---- the end of a game ------------------------------------------------------------------------------

@@ -247,12 +247,8 @@ class BatchedGame:
         return done[-1] if len(done) == 2 else np.concatenate(done)
 
     def _starter(self, r: np.ndarray) -> np.ndarray:
-        """Who rolls first in the next round of rows ``r``: the round's highest hand, or the next seat
-        still in the game after it."""
-        hs = self.hi_seat[r]
-        if not self.lives:  # every seat is in the game
-            return hs
-        return np.where(self.stacks[r, hs] > 0, hs, self._next_active(r, hs))
+        """Who rolls first in the next round of rows ``r`` (``settlement.next_starter``)."""
+        return S.next_starter(self.rules, list(self.stacks[r].T), self.hi_seat[r])
 
     def _finish(self, e: np.ndarray) -> None:
         """Record the end of the episodes of rows ``e`` (the vector env keeps final obs and infos)."""

@@ -230,10 +230,9 @@ class Core:
         return reward, term
 
     def _next_round(self, s: State) -> State:
-        """The next round: the highest hand opens it, or the next seat still in the game after it."""
-        hs = s.hi_seat
-        starter = jnp.where(_take(s.stacks, hs) > 0, hs, self.next_active(s, hs)) if self.lives else hs
-        return self.new_round(s, starter)
+        """The next round, opened by ``settlement.next_starter`` (the highest hand, or the next seat still
+        in the game after it)."""
+        return self.new_round(s, S.next_starter(self.rules, list(s.stacks), s.hi_seat))
 
     def record(self, s: State) -> tuple[State, Any]:
         """Record the acting seat's turn and pass to the next seat (its first throw is the caller's to

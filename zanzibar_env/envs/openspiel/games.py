@@ -12,7 +12,7 @@ import numpy as np
 import pyspiel
 
 from ...core import settlement as S
-from ...core.game import check_num_players, next_starter
+from ...core.game import check_num_players
 from ...core.kernel import NUM_ACTIONS, chips_of_category, lives_lost_by_rank
 from ...core.observation import OBS_SIZE, encoder
 from ...core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, load_ruleset
@@ -64,13 +64,12 @@ def parse_params(params: dict[str, Any], spec: dict[str, Any]) -> tuple[Ruleset,
         stacks = [int(x) for x in text.split(",")] if text else [ruleset.starting_stack] * n
     except ValueError:
         raise ValueError(f"parameter stacks={text!r} must be comma-separated integers") from None
-    if len(stacks) != n or min(stacks) < 0:
+    if len(stacks) != n:
         raise ValueError(f"parameter stacks={text!r}: need {n} non-negative stacks for players={n}")
-    if ruleset.stake == "lives" and sum(s > 0 for s in stacks) < 2:
-        raise ValueError(f"parameter stacks={text!r}: a lives game needs two or more seats with lives")
     seat = int(p["starting_seat"])
-    if not 0 <= seat < n or (ruleset.stake == "lives" and stacks[seat] <= 0):
-        raise ValueError(f"parameter starting_seat={seat} is not an active seat of {n}")
+    problem = S.start_problem(ruleset, stacks, seat, whole_game="max_rounds" in spec)
+    if problem is not None:
+        raise ValueError(f"parameters stacks={text!r}, starting_seat={seat}: {problem}")
     max_rounds = int(p.get("max_rounds", 0)) or ruleset.round_cap
     if max_rounds < 1:
         raise ValueError(f"parameter max_rounds={p['max_rounds']} must be 0 (the ruleset's) or positive")
@@ -209,7 +208,7 @@ class ZanzibarState(pyspiel.State):
         )
         return head + self.round.key() + tail
 
-    # ---- the whole game: settlement.game_winners and core.game.next_starter between rounds ----------
+    # ---- the whole game: settlement.game_winners and settlement.next_starter between rounds --------
     def _next_round(self) -> None:
         rnd = self.round
         self.rounds_played += 1
@@ -220,7 +219,7 @@ class ZanzibarState(pyspiel.State):
         elif self.rounds_played >= self.fixed.max_rounds:
             self.truncated = True
         else:
-            starter = next_starter(self.ruleset, rnd.stacks, rnd.winner)
+            starter = S.next_starter(self.ruleset, list(rnd.stacks), rnd.winner)
             self.round = RoundMachine(self.ruleset, list(rnd.stacks), starter)
 
 
