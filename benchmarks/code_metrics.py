@@ -3,7 +3,8 @@
 ``python -m benchmarks.code_metrics`` from a checkout prints:
 
 - the Python modules under each top-level folder (and under each of ``train/``'s subpackages);
-- the project modules that ``python -m train.ppo`` and one ``env.step`` load (what a reader follows);
+- the project modules that ``train/ppo.py`` names, and that ``python -m train.ppo`` and one ``env.step``
+  load (what a reader follows);
 - the counts of ``# fmt: skip``, ``# noqa``, ``# type: ignore`` and ``Any`` in the library's code.
 
 Nothing is timed: the figures depend on the source only, so two checkouts compare line for line.
@@ -12,6 +13,7 @@ Nothing is timed: the figures depend on the source only, so two checkouts compar
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import subprocess
 import sys
@@ -75,6 +77,18 @@ def noise_counts(root: Path) -> Counter[str]:
     return found
 
 
+def named_modules(path: Path) -> tuple[int, int]:
+    """Project modules a file's imports name (all, and those of ``zanzibar_env.train``): a reader's first hop."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    ours = {n for n in names if n.startswith("zanzibar_env")}
+    return len(ours), len({n for n in ours if n.startswith("zanzibar_env.train")})
+
+
 def loaded_modules(python: str, root: Path) -> dict[str, int]:
     """How many of the project's modules each way in loads (run in a fresh interpreter from ``root``)."""
     out = {}
@@ -96,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"checkout: {root}")
     for name, n in module_counts(root).items():
         print(f"  modules in {name:<28} {n:>4}")
+    total, train = named_modules(root / "train" / "ppo.py")
+    print(f"  project modules named by train/ppo.py's imports {total:>4} ({train} of them in train/)")
     for name, n in loaded_modules(args.python, root).items():
         print(f"  project modules loaded by {name:<45} {n:>4}")
     for name, n in noise_counts(root).items():
