@@ -309,3 +309,35 @@ def _load_trusted(p: Path) -> Any:
         except Exception as e:  # SB3 raises many kinds of errors on a file of another algorithm
             errors.append(f"{cls.__name__}: {_first_line(e)}")
     raise ValueError(f"cannot load an SB3 model from {str(p)!r} ({'; '.join(errors)})")
+
+
+def _json_beside(path: Path) -> dict[str, Any]:
+    """A small JSON object file's contents, or ``{}`` (absent, too large or not a JSON object)."""
+    try:
+        if not is_file(path) or path.stat().st_size > 1 << 20:
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def model_made_for(model: Any, path: str | Path | None = None) -> dict[str, Any]:
+    """What a model was made for (:mod:`zanzibar_env.core.made_for`): the feature layout its features
+    extractor decodes, and the ruleset of the run that wrote ``path`` (``run.json`` beside it: name and
+    digest) or of a shipped baseline (``NAME.json`` beside it: the config's ruleset)."""
+    out: dict[str, Any] = {}
+    extractor = getattr(getattr(model, "policy", None), "features_extractor", None)
+    if hasattr(extractor, "num_ranks") and hasattr(extractor, "max_rolls"):
+        out.update(num_ranks=int(extractor.num_ranks), max_rolls=int(extractor.max_rolls))
+    if path is None:
+        return out
+    run = _json_beside(Path(path).parent / "run.json")
+    shipped = _json_beside(Path(path).with_suffix(".json")).get("config")
+    if isinstance(run.get("ruleset"), str):
+        out["ruleset"] = run["ruleset"]
+        if isinstance(run.get("ruleset_sha256"), str):
+            out["ruleset_sha256"] = run["ruleset_sha256"]
+    elif isinstance(shipped, dict) and isinstance(shipped.get("ruleset"), str):
+        out["ruleset"] = shipped["ruleset"]
+    return out

@@ -54,6 +54,7 @@ from zanzibar_env.agents.jax_ppo_agent import MLPPolicy, save_policy
 from zanzibar_env.agents.policy import PolicyAgent
 from zanzibar_env.core.observation import OBS_LAYOUT
 from zanzibar_env.core.onehot import onehot, ruleset_dims
+from zanzibar_env.core.made_for import ruleset_claim
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config import describe_fields
@@ -283,7 +284,7 @@ def policy_meta(cfg: JaxPPOConfig) -> dict[str, Any]:
     rules = load_ruleset(cfg.ruleset)
     num_ranks, max_rolls = ruleset_dims(rules)
     return {"activation": cfg.activation, "features": cfg.features, "num_ranks": num_ranks,
-            "max_rolls": max_rolls, "ruleset": rules.name}  # fmt: skip
+            "max_rolls": max_rolls, **ruleset_claim(rules)}  # fmt: skip
 
 
 def actor_layers(params: Params) -> list[tuple[np.ndarray, np.ndarray]]:

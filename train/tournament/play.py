@@ -23,6 +23,8 @@ from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
 #: Where deals can be played: in local processes or as Ray tasks.
 BACKENDS = ("local", "ray")
+#: Most games one tournament plays (a larger count is refused before any game: results are kept in memory).
+MAX_GAMES = 10_000_000
 
 
 @dataclass
@@ -86,7 +88,7 @@ def _check_backend(backend: str, address: str | None, jobs: int | None) -> None:
 
 def _check(players: int, games: int, jobs: int | None, num_agents: int, max_rounds: int | None) -> None:
     _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
-    _check_int("games", games, 1)
+    _check_int("games", games, 1, MAX_GAMES)
     if jobs is not None:
         _check_int("jobs", jobs, 1)
     if max_rounds is not None:
@@ -135,7 +137,7 @@ def plan_tournament(
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
     for agent in built:  # before any game: an agent that cannot sit at this table is a clear error
-        check_table_size(agent, players)
+        check_table_size(agent, players, rules)
     names = _agent_names(agents, built)
     deals = -(-games // players)
     config = {

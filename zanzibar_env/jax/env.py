@@ -341,7 +341,7 @@ def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
 
 
 def _table_of(spec: Any, rules: Any, n: int) -> PolicyTable:
-    agent = U.make_opponents(spec, n)[0]
+    agent = U.make_opponents(spec, n, rules)[0]
     make = getattr(agent, "policy_table", None)
     if make is None:
         raise ValueError(

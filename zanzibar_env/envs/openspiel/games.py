@@ -128,7 +128,7 @@ class ZanzibarRoundGame(pyspiel.Game):
     def deserialize_state(self, text: str) -> ZanzibarState:
         """The state :meth:`ZanzibarState.serialize` wrote: actions replayed, never unpickled
         (:mod:`~zanzibar_env.envs.openspiel.serial`); ``ValueError`` for any other string."""
-        return serial.deserialize(self, text)  # type: ignore[no-any-return]
+        return serial.deserialize(self, text)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         return Observer(params)

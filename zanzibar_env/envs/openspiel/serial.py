@@ -101,7 +101,7 @@ def install() -> None:
     def deserialize_game_and_state(text: str) -> tuple[Any, Any]:
         parts = _split(text)
         if parts is None:
-            return original_load(text)  # type: ignore[no-any-return]
+            return original_load(text)
         try:
             game = pyspiel.load_game(parts[0])
         except pyspiel.SpielError as e:
@@ -110,7 +110,7 @@ def install() -> None:
 
     def serialize_game_and_state(game: Any, state: Any) -> str:
         if getattr(game, "short_name", None) not in _NAMES:
-            return original_dump(game, state)  # type: ignore[no-any-return]
+            return original_dump(game, state)
         return _GAME_AND_STATE.format(game=str(game), state=serialize(state))
 
     deserialize_game_and_state.zanzibar_safe = True  # type: ignore[attr-defined]
