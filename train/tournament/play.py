@@ -45,9 +45,9 @@ class TournamentInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`play_tournament`: a ``KeyboardInterrupt`` carrying the games finished so far
     (``partial``, a :class:`TournamentResult` with ``complete=False``; ``None`` if no deal finished)."""
 
-    def __init__(self, partial: TournamentResult | None) -> None:
+    def __init__(self, partial: TournamentResult | None, cause: BaseException | None = None) -> None:
         super().__init__("tournament interrupted")
-        self.partial = partial
+        self.partial, self.cause = partial, cause  # cause: the KeyboardInterrupt (Terminated: SIGTERM)
 
 
 def _run_deals(plan: Plan, pool: Any) -> Iterator[DealGames]:
@@ -195,10 +195,10 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
                             records.append(rec)
                     bar.update(players)
             elapsed = time.perf_counter() - t0  # play only: not the workers' shutdown
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         done = len(rows) - len(rows) % players  # whole deals only
         partial = _result(plan, rows[:done], records[:done] if records else [], t0, False) if done else None
-        raise TournamentInterrupted(partial) from None
+        raise TournamentInterrupted(partial, e) from None
     return _result(plan, rows, records, t0, True, elapsed)
 
 
