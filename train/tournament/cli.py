@@ -23,6 +23,7 @@ from zanzibar_env.train.tournament.play import (
 from zanzibar_env.train.tournament.report import check_out_dir, print_table, write_outputs
 from zanzibar_env.core.interrupts import deferred_interrupts, exit_code_of, stopped_by
 from zanzibar_env.core.safe_io import DirClaim
+from zanzibar_env.train.tournament.failures import EXIT_AGENT_FAILED, AgentFailed
 from zanzibar_env.core.registry import SPEC_HELP
 
 
@@ -31,10 +32,15 @@ exit codes:
   0    every game played; the outputs are in --out
   1    the games were played but --out could not be written (a full or read-only disk): one line
        naming the path; --out is left as it was
-  2    bad options, agents, ruleset or --out (checked before the first game: nothing is played)
+  2    bad options, agents, ruleset or --out (checked before the first game: nothing is played), or
+       --out being written by another tournament at the same time
+  3    an agent raised or answered something that is not a legal integer hold mask: one line naming
+       the agent, the game, the deal and the seat; --out is left as it was
   130  Ctrl-C. If at least one deal was finished, --out gets the games played so far, marked
        incomplete ("complete": false in results.json and run.json; no tournament.png); if none was,
        --out is left as it was. A second Ctrl-C while writing stops at once and leaves --out as it was.
+       Ctrl-C after the last game: every game is kept and written.
+  143  SIGTERM (kill, a batch system's time limit): as Ctrl-C.
 
 --out is written as one unit: the files are staged in a directory beside it and moved in together, so
 earlier outputs are replaced only as a whole (and only with --force).
@@ -110,6 +116,10 @@ def _play_and_write(plan: Any, args: argparse.Namespace) -> int:
         result = play_tournament(plan, progress=not args.no_progress)
     except TournamentInterrupted as stop:
         return _interrupted(stop.partial, args, stop)
+    except AgentFailed as e:
+        kept = f"; {args.out!r} left as it was" if args.out else ""
+        print(f"error: {e}{kept}", file=sys.stderr)
+        return EXIT_AGENT_FAILED
     with deferred_interrupts() as held:
         print_table(result)
         code = _write(result, args)
