@@ -327,9 +327,10 @@ def model_made_for(model: Any, path: str | Path | None = None) -> dict[str, Any]
     extractor decodes, and the ruleset of the run that wrote ``path`` (``run.json`` beside it: name and
     digest) or of a shipped baseline (``NAME.json`` beside it: the config's ruleset)."""
     out: dict[str, Any] = {}
-    extractor = getattr(getattr(model, "policy", None), "features_extractor", None)
-    if hasattr(extractor, "num_ranks") and hasattr(extractor, "max_rolls"):
-        out.update(num_ranks=int(extractor.num_ranks), max_rolls=int(extractor.max_rolls))
+    extractor: Any = getattr(getattr(model, "policy", None), "features_extractor", None)
+    ranks, rolls = getattr(extractor, "num_ranks", None), getattr(extractor, "max_rolls", None)
+    if ranks is not None and rolls is not None:
+        out.update(num_ranks=int(ranks), max_rolls=int(rolls))
     if path is None:
         return out
     run = _json_beside(Path(path).parent / "run.json")

@@ -211,3 +211,25 @@ def test_one_bad_record_costs_only_itself(tmp_path: Path, capsys: Any) -> None:
     out = re.sub(r"\s+", "", capsys.readouterr().out)  # (the console wraps long lines)
     expected = f"warning: {path}:1: not a game record: seed must be null or an integer, got 1.5 (skipped)"
     assert re.sub(r"\s+", "", expected) in out and "Game2of2" in out
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_just_after_the_last_game_keeps_every_game(tmp_path: Path, capsys: Any, monkeypatch: Any,
+                                                            sig: int) -> None:  # fmt: skip
+    from zanzibar_env.train.tournament import cli
+
+    real = cli.print_table
+
+    def table_then_signal(result: Any) -> None:
+        os.kill(os.getpid(), sig)  # arrives while the results are being shown and written
+        real(result)
+
+    monkeypatch.setattr(cli, "print_table", table_then_signal)
+    out = tmp_path / "D"
+    code = cli.main(["--agents", "random,greedy", "--players", "2", "--games", "4", "--no-progress",
+                     "--out", str(out)])  # fmt: skip
+    assert code == (143 if sig == signal.SIGTERM else 130)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    how = "SIGTERM" if sig == signal.SIGTERM else "Ctrl-C"
+    assert last == f"interrupted: after the last game, all 4 games kept, written to {out} (stopped by {how})"
+    assert json.loads((out / "results.json").read_text())["complete"] is True
