@@ -22,6 +22,7 @@ from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX, MULTISETS, HandTable
 from zanzibar_env.core.kernel import legal_mask, transition_probs
+from zanzibar_env.core.made_for import ruleset_claim
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
@@ -117,7 +118,11 @@ class GreedyAgent(_TableAgent):
     def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
         """The policy as arrays for array engines (the JAX env): the action by multiset."""
         return PolicyTable(
-            kind="features", name=self.name, actions=self._table(ruleset).astype(np.int8), ms_stride=1
+            kind="features",
+            name=self.name,
+            made_for=ruleset_claim(ruleset),
+            actions=self._table(ruleset).astype(np.int8),
+            ms_stride=1,
         )
 
 
@@ -154,7 +159,11 @@ class ThresholdAgent(_TableAgent):
     def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
         """The policy as arrays for array engines (the JAX env): the action by multiset."""
         return PolicyTable(
-            kind="features", name=self.name, actions=self._table(ruleset).astype(np.int8), ms_stride=1
+            kind="features",
+            name=self.name,
+            made_for=ruleset_claim(ruleset),
+            actions=self._table(ruleset).astype(np.int8),
+            ms_stride=1,
         )
 
     def __repr__(self) -> str:
@@ -206,7 +215,7 @@ class EscapeAgent(_TableAgent):
         """The policy as arrays for array engines (the JAX env): by lowest rank + 1, rolls left, multiset."""
         t = self._table(ruleset)
         return PolicyTable(
-            kind="features", name=self.name, actions=t.reshape(-1).astype(np.int8),
+            kind="features", name=self.name, made_for=ruleset_claim(ruleset), actions=t.reshape(-1).astype(np.int8),
             lo_stride=t.shape[1] * t.shape[2], left_stride=t.shape[2], ms_stride=1,
         )  # fmt: skip
 

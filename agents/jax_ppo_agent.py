@@ -68,6 +68,11 @@ def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], 
         raise _bad(path, f"format {FORMAT!r} version {VERSION} expected")
     if meta.get("activation") not in NP_ACTIVATIONS or meta.get("features") not in ("raw", "onehot"):
         raise _bad(path, f"activation {meta.get('activation')!r}, features {meta.get('features')!r}")
+    dims = [meta.get(k) for k in ("num_ranks", "max_rolls")]
+    if meta["features"] == "onehot" and not all(type(d) is int and 0 < d <= 1000 for d in dims):
+        raise _bad(path, f"onehot features need integer num_ranks and max_rolls, got {dims}")
+    if "ruleset" in meta and not isinstance(meta["ruleset"], str):
+        raise _bad(path, f"meta ruleset must be a name, got {meta['ruleset']!r}")
     n = len(data) // 2
     if not 1 <= n <= _MAX_LAYERS or sorted(data) != sorted(f"{k}{i}" for i in range(n) for k in "wb"):
         raise _bad(path, f"arrays w0, b0, ... expected, got {sorted(data)[:10]}")
@@ -104,14 +109,23 @@ class MLPPolicy:
         return x @ w + b
 
 
+def meta_made_for(meta: dict[str, Any]) -> dict[str, Any]:
+    """What a policy file was made for (:mod:`zanzibar_env.core.made_for`): ``meta``'s ruleset (name and,
+    where written, digest) and, for ``onehot`` features, the ranks and rolls they decode."""
+    out = {k: meta[k] for k in ("ruleset", "ruleset_sha256") if isinstance(meta.get(k), str)}
+    if meta.get("features") == "onehot":
+        out.update(num_ranks=int(meta.get("num_ranks", 0)), max_rolls=int(meta.get("max_rolls", 0)))
+    return out
+
+
 class JaxPPOAgent(PolicyAgent):
     """The policy in ``path`` (a ``policy.npz`` of the JAX PPO) as an agent; see the module docstring."""
 
     def __init__(self, path: str | Path, *, seed: int | None = None, sample: bool = False) -> None:
         self.path = str(path)
-        super().__init__(
-            MLPPolicy(*load_policy(path)), output="logits", sample=sample, name=f"jax_ppo:{path}", seed=seed
-        )
+        policy = MLPPolicy(*load_policy(path))
+        super().__init__(policy, output="logits", sample=sample, name=f"jax_ppo:{path}", seed=seed)
+        self.made_for = meta_made_for(policy.meta)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.path, self.sample))

@@ -5,7 +5,8 @@ Each decision builds a ``python_zanzibar_round`` state at the view's decision
 the round in progress for its chip result (lives: lives lost). Specs (registry prefix ``openspiel:``):
 
 * ``openspiel:mcts`` - OpenSpiel's ``MCTSBot`` with random rollouts; options ``simulations`` (default
-  200), ``rollouts`` (1) and ``uct_c`` (2.0), e.g. ``make_agent("openspiel:mcts", simulations=1000)``;
+  200, 1..1,000,000), ``rollouts`` (1, 1..10,000) and ``uct_c`` (2.0, finite, >= 0; checked when the
+  agent is made), e.g. ``make_agent("openspiel:mcts", simulations=1000)``;
 * ``openspiel:random`` - OpenSpiel's uniform random bot;
 * ``openspiel:package.module:factory`` - any ``factory(game, player, seed) -> pyspiel.Bot``.
 
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.core.bots import BaseAgent
+from zanzibar_env.core.checks import check_float, check_int
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.registry import load_object
 from zanzibar_env.extras import requires_extra
@@ -30,6 +32,8 @@ with requires_extra("openspiel", "the OpenSpiel bots"):
     from zanzibar_env.envs.openspiel.bots import round_game, state_from_view
 
 BOTS = ("mcts", "random")
+#: Limits on the MCTS options (per decision; a larger search is refused when the agent is made).
+MAX_SIMULATIONS, MAX_ROLLOUTS = 1_000_000, 10_000
 
 
 class OpenSpielAgent(BaseAgent):
@@ -46,7 +50,9 @@ class OpenSpielAgent(BaseAgent):
         if bot not in BOTS and ":" not in bot:
             raise ValueError(f"unknown OpenSpiel bot {bot!r}: use one of {list(BOTS)} or 'module:factory'")
         self.bot, self.name = bot, f"openspiel:{bot}"
-        self.simulations, self.rollouts, self.uct_c = simulations, rollouts, uct_c
+        self.simulations = check_int(simulations, "openspiel:mcts simulations", 1, MAX_SIMULATIONS)
+        self.rollouts = check_int(rollouts, "openspiel:mcts rollouts", 1, MAX_ROLLOUTS)
+        self.uct_c = check_float(uct_c, "openspiel:mcts uct_c", 0.0)
         self._factory = load_object(bot, what=f"OpenSpiel bot {bot!r}") if ":" in bot else None
         self._bots: dict[tuple[int, int, int], Any] = {}
         self.seed(seed)

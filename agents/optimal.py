@@ -18,6 +18,7 @@ checksummed, read without unpickling).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from zanzibar_env.agents.exact.round import action_values
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISET_INDEX
+from zanzibar_env.core.made_for import ruleset_claim
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.policy_table import PolicyTable
 from zanzibar_env.core.rules import Ruleset
@@ -93,7 +95,8 @@ class OptimalAgent(BaseAgent):
         players, and under ``stake: lives`` for every count from 2 up (players drop out)."""
         counts = range(2, num_players + 1) if ruleset.stake == "lives" else [num_players]
         by_count = {a: (t.spec, t.dense) for a in counts for t in [self._cached(ruleset, a)]}
-        return dense_policy_table(self.name, by_count)
+        claim = {**ruleset_claim(ruleset), "num_players": list(counts)}
+        return dataclasses.replace(dense_policy_table(self.name, by_count), made_for=claim)
 
     def act(self, view: View) -> int:
         """Optimal hold mask for one view (a scalar fast path of :meth:`act_batch`)."""

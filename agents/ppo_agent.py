@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from zanzibar_env.agents.sb3_greedy import greedy_actions
-from zanzibar_env.agents.sb3_model import load_sb3
+from zanzibar_env.agents.sb3_model import load_sb3, model_made_for
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import NUM_ACTIONS, View
 from zanzibar_env.core.kernel import legal_mask
@@ -87,9 +87,10 @@ def predict(model: Any, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
 class ModelAgent(BaseAgent):
     """Plays an in-memory SB3 model greedily (a loaded zip or a live model during training)."""
 
-    def __init__(self, model: Any, name: str = "ppo") -> None:
+    def __init__(self, model: Any, name: str = "ppo", path: str | Path | None = None) -> None:
         self.model = model
         self.name = name
+        self.made_for = model_made_for(model, path)
 
     def _model(self) -> Any:
         return self.model
@@ -140,7 +141,9 @@ class PPOAgent(ModelAgent):
 
     def __init__(self, path: str | Path, seed: int | None = None) -> None:
         self.path = _shipped(path)
-        super().__init__(load_model(self.path), name=f"ppo:{path}")  # fail now, before any game
+        super().__init__(
+            load_model(self.path), name=f"ppo:{path}", path=self.path
+        )  # fail now, before any game
 
     def _model(self) -> Any:
         if self.model is None:

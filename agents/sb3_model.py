@@ -50,8 +50,8 @@ KNOWN_CLASSES = frozenset(
 )
 #: Old class paths still found in saved models -> where the class lives now.
 CLASS_ALIASES = {
-    "train.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
-    "zanzibar_env.train.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
+    "train.sb3.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
+    "zanzibar_env.train.sb3.features.ZanzibarFeatures": "zanzibar_env.train.sb3.features.ZanzibarFeatures",
 }
 _CLASS_KEYS = ("activation_fn", "features_extractor_class", "optimizer_class")
 _PLAIN_KEYS = (
@@ -312,3 +312,36 @@ def _load_trusted(p: Path) -> Any:
         except Exception as e:  # SB3 raises many kinds of errors on a file of another algorithm
             errors.append(f"{cls.__name__}: {_first_line(e)}")
     raise ValueError(f"cannot load an SB3 model from {str(p)!r} ({'; '.join(errors)})")
+
+
+def _json_beside(path: Path) -> dict[str, Any]:
+    """A small JSON object file's contents, or ``{}`` (absent, too large or not a JSON object)."""
+    try:
+        if not is_file(path) or path.stat().st_size > 1 << 20:
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def model_made_for(model: Any, path: str | Path | None = None) -> dict[str, Any]:
+    """What a model was made for (:mod:`zanzibar_env.core.made_for`): the feature layout its features
+    extractor decodes, and the ruleset of the run that wrote ``path`` (``run.json`` beside it: name and
+    digest) or of a shipped baseline (``NAME.json`` beside it: the config's ruleset)."""
+    out: dict[str, Any] = {}
+    extractor: Any = getattr(getattr(model, "policy", None), "features_extractor", None)
+    ranks, rolls = getattr(extractor, "num_ranks", None), getattr(extractor, "max_rolls", None)
+    if ranks is not None and rolls is not None:
+        out.update(num_ranks=int(ranks), max_rolls=int(rolls))
+    if path is None:
+        return out
+    run = _json_beside(Path(path).parent / "run.json")
+    shipped = _json_beside(Path(path).with_suffix(".json")).get("config")
+    if isinstance(run.get("ruleset"), str):
+        out["ruleset"] = run["ruleset"]
+        if isinstance(run.get("ruleset_sha256"), str):
+            out["ruleset_sha256"] = run["ruleset_sha256"]
+    elif isinstance(shipped, dict) and isinstance(shipped.get("ruleset"), str):
+        out["ruleset"] = shipped["ruleset"]
+    return out

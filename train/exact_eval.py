@@ -38,22 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from zanzibar_env.agents.exact import MAX_STATES, exploitability, game_exploitability, game_states
+from zanzibar_env.agents.exact import MAX_STATES, exploitability, game_exploitability
+
+# The limit and the estimate are the library's (the API's game functions take the same max_states).
+from zanzibar_env.agents.exact.game_iteration import DEFAULT_MAX_STATES
+from zanzibar_env.agents.exact.game_iteration import check_game_size as _check_game_size
 from zanzibar_env.core.game import play_game
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.registry import make_agent, spec_help
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 from zanzibar_env.train.results import pin_cpu_kernels
-
-#: Games of more stack states are refused unless ``--max-states`` allows them (about a minute here).
-DEFAULT_MAX_STATES = 200
-#: Seconds and MiB per stack state of ``--game`` (greedy, classic): what the refusal's estimate uses.
-#: Measured with ``evaluate_game("greedy", "classic", "A,A")`` for A = 20, 40, 80 (39, 79, 159 states:
-#: 28, 73, 147 s) on 2 AMD EPYC cores shared with other jobs, and the peak memory of the command at
-#: 39 and 119 states (258 and 628 MB); a quiet machine is faster.
-SECONDS_PER_STATE = 0.9
-MIB_PER_STATE = 5.0
 
 
 def start_stacks(ruleset: Ruleset) -> tuple[int, int]:
@@ -133,15 +128,7 @@ def check_game_size(ruleset: str, stacks: str | None, max_states: int) -> None:
     states (the exact analysis's time and memory grow with them: :data:`SECONDS_PER_STATE`,
     :data:`MIB_PER_STATE`)."""
     rules = load_ruleset(ruleset)
-    states = game_states(rules, parse_stacks(stacks, rules.starting_stack))
-    if states > max_states:
-        raise ValueError(
-            f"the game from stacks {stacks or 'of the ruleset'} has {states} stack states: an exact analysis "
-            f"would take about {states * SECONDS_PER_STATE:.0f} s and {states * MIB_PER_STATE / 1024:.1f} GiB "
-            f"(measured: ~{SECONDS_PER_STATE} s and ~{MIB_PER_STATE} MiB per state), over --max-states "
-            f"{max_states}; pass --max-states {states} to run it"
-            + (f" (the solver refuses more than {MAX_STATES})" if states > MAX_STATES else "")
-        )
+    _check_game_size(rules, parse_stacks(stacks, rules.starting_stack), max_states, "--max-states ")
 
 
 def evaluate_game(agent_spec: str, ruleset: str, stacks: str | None = None, seed: int = 0) -> dict[str, Any]:

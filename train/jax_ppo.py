@@ -56,12 +56,15 @@ with requires_extra("jax", "the JAX PPO (train/jax_ppo.py)"):
 
 from zanzibar_env.agents.jax_ppo_agent import MLPPolicy, save_policy
 from zanzibar_env.agents.policy import PolicyAgent
+from zanzibar_env.core.interrupts import exit_code_of, run_command, stopped_by
+from zanzibar_env.core.made_for import ruleset_claim
 from zanzibar_env.core.observation import OBS_LAYOUT
 from zanzibar_env.core.onehot import onehot, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
-from zanzibar_env.core.safe_io import atomic_write_text
+from zanzibar_env.core.safe_io import atomic_write_text, check_free_space
 from zanzibar_env.train.config import JaxPPOConfig, describe_fields, load_jax_config, save_jax_config
 from zanzibar_env.train.jax_training import EnvGroup, make_groups
+from zanzibar_env.train.jax_training.keep import keep_interrupted, policy_bytes
 from zanzibar_env.train.results.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
 
 Params = dict[str, Any]
@@ -286,7 +289,7 @@ def policy_meta(cfg: JaxPPOConfig) -> dict[str, Any]:
     rules = load_ruleset(cfg.ruleset)
     num_ranks, max_rolls = ruleset_dims(rules)
     return {"activation": cfg.activation, "features": cfg.features, "num_ranks": num_ranks,
-            "max_rolls": max_rolls, "ruleset": rules.name}  # fmt: skip
+            "max_rolls": max_rolls, **ruleset_claim(rules)}  # fmt: skip
 
 
 def actor_layers(params: Params) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -303,11 +306,38 @@ def exact_regret(agent: Any, ruleset: str) -> dict[str, float]:
     return {"regret_seat0": ex["seat0"], "regret_seat1": ex["seat1"], "regret_mean": ex["average"]}
 
 
-def train(cfg: JaxPPOConfig, log: Callable[[str], None] = print) -> tuple[Params, list[dict[str, float]]]:
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during :func:`train`: the parameters after the last finished update
+    (``params``, ``None`` before the first), the evaluation rows so far and the updates done."""
+
+    def __init__(self, params: Any, rows: list[dict[str, float]], done: int, total: int, cause: Any) -> None:
+        super().__init__("training interrupted")
+        self.params, self.rows, self.done, self.total, self.cause = params, rows, done, total, cause
+        self.kept = ""  # what the run kept (set by run(): zanzibar_env.train.jax_training.keep)
+
+
+def train(
+    cfg: JaxPPOConfig,
+    log: Callable[[str], None] = print,
+    checkpoint: Callable[[Params, list[dict[str, float]]], None] | None = None,
+) -> tuple[Params, list[dict[str, float]]]:
     """Train from ``cfg``; returns the final parameters and the evaluation rows: ``timesteps``,
     ``train_seconds`` (wall time of training so far, compilation included, evaluations excluded) and,
     with ``eval_exact``, the exact regrets of the greedy policy every ``eval_freq`` steps and at the end.
-    ``compile_seconds`` is the first update's wall time (mostly compiling)."""
+    ``compile_seconds`` is the first update's wall time (mostly compiling). ``checkpoint(params, rows)``
+    is called after each evaluation; Ctrl-C or SIGTERM raises :class:`TrainingInterrupted`."""
+    rows: list[dict[str, float]] = []
+    last: list[Any] = [None, 0]  # the parameters after the last finished update, and its number
+    try:
+        return _train(cfg, log, checkpoint, rows, last)
+    except KeyboardInterrupt as e:
+        raise TrainingInterrupted(last[0], rows, last[1], cfg.num_updates, e) from None
+
+
+def _train(
+    cfg: JaxPPOConfig, log: Any, checkpoint: Any, rows: list[dict[str, float]], last: list[Any]
+) -> Any:
+    """The loop of :func:`train` (which see); ``last`` follows the finished updates."""
     if cfg.compile_cache is not None:
         jax.config.update("jax_compilation_cache_dir", str(Path(cfg.compile_cache).expanduser()))
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
@@ -315,7 +345,6 @@ def train(cfg: JaxPPOConfig, log: Callable[[str], None] = print) -> tuple[Params
     trainer = Trainer(cfg)
     trainer.compile(jax.random.PRNGKey(cfg.seed))
     state = trainer.init(jax.random.PRNGKey(cfg.seed))
-    rows: list[dict[str, float]] = []
     compile_s, compile_cpu, every = (
         0.0,
         0.0,
@@ -323,6 +352,7 @@ def train(cfg: JaxPPOConfig, log: Callable[[str], None] = print) -> tuple[Params
     )
     for i in range(1, cfg.num_updates + 1):
         state, stats = trainer.update(state)
+        last[:] = [state[0], i]
         if i == 1:
             jax.block_until_ready(state)
             compile_s, compile_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -338,6 +368,8 @@ def train(cfg: JaxPPOConfig, log: Callable[[str], None] = print) -> tuple[Params
             row.update(exact_regret(agent, cfg.ruleset))
         rows.append(row)
         log(" ".join(f"{k} {v:.5g}" for k, v in row.items()))
+        if checkpoint is not None:
+            checkpoint(state[0], rows)
         paused, cpu_paused = paused + time.perf_counter() - t1, cpu_paused + time.process_time() - c1
     return state[0], rows
 
@@ -353,10 +385,20 @@ def run(
             "git_commit": git_commit(), "started_unix": int(time.time()), "jax": jax.__version__,
             "device": str(jax.devices()[0])}  # fmt: skip
     atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2) + "\n")
-    params, rows = train(cfg, log=log or (lambda _: None))
-    write_eval_csv(run_dir / EVAL_CSV, rows)
+    check_free_space(run_dir, 4 * policy_bytes(cfg) + (1 << 20), what="run directory")  # before training
     path = run_dir / "policy.npz"
-    save_policy(path, actor_layers(params), policy_meta(cfg))
+
+    def save(params: Params, rows: list[dict[str, float]]) -> None:
+        if rows:
+            write_eval_csv(run_dir / EVAL_CSV, rows)
+        save_policy(path, actor_layers(params), policy_meta(cfg))
+
+    try:
+        params, rows = train(cfg, log=log or (lambda _: None), checkpoint=save)
+    except TrainingInterrupted as stop:
+        stop.kept = keep_interrupted(stop, run_dir, save)
+        raise
+    save(params, rows)
     out: dict[str, Any] = {"seed": cfg.seed, **rows[-1], "run_dir": str(run_dir), "agent": f"jax_ppo:{path}"}
     atomic_write_text(run_dir / "result.json", json.dumps(out, indent=2) + "\n")
     if log is not None:
@@ -394,9 +436,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    run(cfg, sys.argv[1:] if argv is None else argv)
+    try:
+        run(cfg, sys.argv[1:] if argv is None else argv)
+    except TrainingInterrupted as stop:
+        print(f"interrupted: {stop.kept} (stopped by {stopped_by(stop)})", file=sys.stderr)
+        return exit_code_of(stop)
+    except ValueError as e:  # the run directory's space or a disk error, before or after training
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main, "train.jax_ppo"))

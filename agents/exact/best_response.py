@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from zanzibar_env.agents.exact.decisions import agent_policy, agent_tables, decision_states
-from zanzibar_env.agents.exact.game_iteration import SolvedGame, iterate
+from zanzibar_env.agents.exact.game_iteration import DEFAULT_MAX_STATES, SolvedGame, iterate
 from zanzibar_env.agents.exact.lookup import Dense, dense_actions, dense_tables, game_action, game_actions
 from zanzibar_env.agents.exact.round import RoundSpec, seat_values, solve
 from zanzibar_env.agents.exact.table import solve_table
@@ -166,13 +166,16 @@ def table_best_response(others: Sequence[Any], ruleset: str | Ruleset = "classic
 
 
 def game_best_response(
-    agent: Any, ruleset: str | Ruleset = "classic", stacks: Sequence[int] | None = None
+    agent: Any,
+    ruleset: str | Ruleset = "classic",
+    stacks: Sequence[int] | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
 ) -> BestResponse:
     """The exact best response to ``agent`` in the 2-player game from ``stacks`` (``None``: the ruleset's
     starting stacks; every state reachable from them), found by strategy iteration against the agent's
     fixed tables. ``value_first``/``value_second``: its win probability rolling first / second in the
     first round."""
-    _, st, system = game_system(ruleset, stacks)
+    _, st, system = game_system(ruleset, stacks, max_states)  # (refused over max_states, with an estimate)
     a_table, b_table = agent_tables(make_agent(agent), system)
     # class f = seat f rolls first; the agent sits in seat 0: it is A in class 0 and B in class 1
     u, sols = iterate(system, [a_table, None], [None, b_table])

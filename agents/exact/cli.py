@@ -23,6 +23,7 @@ from zanzibar_env.agents.exact.cache import default_cache_dir, solved_tables
 from zanzibar_env.agents.exact.round import seat_values, solve
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
+from zanzibar_env.core.safe_io import check_writable_dir
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         bad = [n for n in args.players if not MIN_PLAYERS <= n <= MAX_PLAYERS]
         if bad:
             raise ValueError(f"--players must be {MIN_PLAYERS}-{MAX_PLAYERS}, got {bad}")
+        if args.cache_dir is not None and not args.no_cache:  # a cache asked for must take the tables
+            check_writable_dir(args.cache_dir, what="--cache-dir")
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -35,9 +35,11 @@ from zanzibar_env.agents.exact.lookup import BEST_FIELD
 from zanzibar_env.agents.exact.round import Level, RoundSpec, enumerate_levels
 from zanzibar_env.agents.exact.turn import NUM_MULTISETS
 from zanzibar_env.core.bots import RandomAgent
+from zanzibar_env.core.checks import is_int
 from zanzibar_env.core.engine import STOP, View
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.kernel import legal_mask
+from zanzibar_env.core.kernel import check_actions, legal_mask
+from zanzibar_env.core.made_for import check_made_for
 from zanzibar_env.core.observation import ViewBatch
 from zanzibar_env.core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 
@@ -141,9 +143,32 @@ def batch_to_views(batch: ViewBatch) -> list[View]:
     return out
 
 
+def _actions(agent: Any, batch: ViewBatch, legal: np.ndarray) -> np.ndarray:
+    """``int64[B]``: the agent's hold masks, by ``act_batch`` or, for an agent with only ``act(view)``
+    (or whose ``act_batch`` raises ``NotImplementedError``), view by view; every answer held to the one
+    action contract of the engines (:func:`~zanzibar_env.core.kernel.check_actions`: an integer legal
+    hold mask, so ``6.9`` or ``"7"`` is refused as a tournament refuses it)."""
+    acts: Any = None
+    if callable(getattr(agent, "act_batch", None)):
+        try:
+            acts = agent.act_batch(batch)
+        except NotImplementedError:
+            acts = None
+    if acts is None:
+        acts = [agent.act(v) for v in batch_to_views(batch)]
+        acts = np.array(acts, dtype=object if any(not is_int(a) for a in acts) else np.int64)
+    acts = np.asarray(acts)
+    if acts.shape != (len(batch),):
+        raise ValueError(f"agent {agent!r} returned {acts.shape} actions for {len(batch)} decisions")
+    return check_actions(acts, legal, who=f"agent {getattr(agent, 'name', type(agent).__name__)!r}")
+
+
 def action_probabilities(agent: Any, batch: ViewBatch) -> np.ndarray:
-    """``float[B, 8]``: the agent's action probabilities on every row (one batched query; see module doc)."""
+    """``float[B, 8]``: the agent's action probabilities on every row (one batched query; see module doc).
+    An agent made for other rules (:mod:`zanzibar_env.core.made_for`) is refused first."""
     legal = legal_mask(batch.ruleset.holds_allowed)
+    players = int(np.max(batch.num_players)) if len(batch) else None
+    check_made_for(agent, batch.ruleset, players, where="in the exact evaluation")
     if len(batch) == 0:
         return np.zeros((0, 8))
     if hasattr(agent, "action_probs_batch"):
@@ -151,16 +176,7 @@ def action_probabilities(agent: Any, batch: ViewBatch) -> np.ndarray:
     elif isinstance(agent, RandomAgent):
         probs = np.tile(legal / legal.sum(), (len(batch), 1))
     else:
-        try:
-            acts = np.asarray(agent.act_batch(batch))
-        except NotImplementedError:
-            acts = np.array([agent.act(v) for v in batch_to_views(batch)])
-        acts = acts.astype(np.int64).reshape(-1)
-        if acts.shape != (len(batch),) or acts.min() < 0 or acts.max() > STOP:
-            raise ValueError(
-                f"agent {agent!r} returned actions outside 0-7 or of the wrong shape {acts.shape}"
-            )
-        probs = np.eye(8)[acts]
+        probs = np.eye(8)[_actions(agent, batch, legal)]
     if probs.shape != (len(batch), 8) or not np.allclose(probs.sum(1), 1.0) or (probs < 0).any():
         raise ValueError(f"agent {agent!r} gave invalid action probabilities of shape {probs.shape}")
     if (probs[:, ~legal] > 0).any():

@@ -88,6 +88,34 @@ def game_states(ruleset: Ruleset, stacks: Any) -> int:
     return a + b - 1 if GameSpec.of(ruleset).chips else max(a, b) ** 2
 
 
+#: Games of more stack states are refused unless ``max_states`` (``--max-states``) allows them (about a
+#: minute here): the API's game functions and the commands share this limit and estimate.
+DEFAULT_MAX_STATES = 200
+#: Seconds and MiB per stack state of an exact game analysis (greedy, classic): what the refusal's
+#: estimate uses. Measured with ``evaluate_game("greedy", "classic", "A,A")`` for A = 20, 40, 80 (39, 79,
+#: 159 states: 28, 73, 147 s) on 2 AMD EPYC cores shared with other jobs, and the peak memory of the
+#: command at 39 and 119 states (258 and 628 MB); a quiet machine is faster.
+SECONDS_PER_STATE = 0.9
+MIB_PER_STATE = 5.0
+
+
+def check_game_size(ruleset: Ruleset, stacks: Any, max_states: Any, option: str = "max_states=") -> int:
+    """The game's stack states, or ``ValueError`` with the time and memory estimate when they are more
+    than ``max_states`` (``option`` names the knob in the message: ``max_states=`` or ``--max-states ``)."""
+    if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) or max_states < 1:
+        raise ValueError(f"max_states must be a positive integer, got {max_states!r}")
+    states = game_states(ruleset, stacks)
+    if states > max_states:
+        raise ValueError(
+            f"the game from stacks {tuple(stacks)} has {states} stack states: an exact analysis would take "
+            f"about {states * SECONDS_PER_STATE:.0f} s and {states * MIB_PER_STATE / 1024:.1f} GiB (measured: "
+            f"~{SECONDS_PER_STATE} s and ~{MIB_PER_STATE} MiB per state), over {option.strip('= ')} "
+            f"{max_states}; pass {option}{states} to run it"
+            + (f" (the solver refuses more than {MAX_STATES})" if states > MAX_STATES else "")
+        )
+    return states
+
+
 def check_stacks(ruleset: Ruleset, stacks: Any) -> tuple[int, int]:
     """``stacks`` as two positive ints (``ValueError`` otherwise)."""
     vals = tuple(stacks) if isinstance(stacks, (tuple, list)) else ()

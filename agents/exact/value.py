@@ -19,7 +19,13 @@ import numpy as np
 
 from zanzibar_env.agents.exact.decisions import agent_policy, agent_tables, decision_states
 from zanzibar_env.agents.exact.game import solve_rounds
-from zanzibar_env.agents.exact.game_iteration import GameSystem, check_stacks, make_system
+from zanzibar_env.agents.exact.game_iteration import (
+    DEFAULT_MAX_STATES,
+    GameSystem,
+    check_game_size,
+    check_stacks,
+    make_system,
+)
 from zanzibar_env.agents.exact.round import seat_values, solve
 from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import Ruleset, load_ruleset
@@ -43,12 +49,14 @@ def round_value(
 
 
 def game_system(
-    ruleset: str | Ruleset, stacks: Sequence[int] | None
+    ruleset: str | Ruleset, stacks: Sequence[int] | None, max_states: int = DEFAULT_MAX_STATES
 ) -> tuple[Ruleset, tuple[int, int], GameSystem]:
     """The ruleset, the checked stacks (``None``: the starting stacks) and the game's states in two classes
-    (class ``f``: seat ``f`` rolls first)."""
+    (class ``f``: seat ``f`` rolls first); a game of more than ``max_states`` stack states is refused with
+    the estimate (:func:`~zanzibar_env.agents.exact.game_iteration.check_game_size`)."""
     rules = load_ruleset(ruleset)
     st = check_stacks(rules, (rules.starting_stack,) * 2 if stacks is None else stacks)
+    check_game_size(rules, st, max_states)
     return rules, st, make_system(rules, st, classes=2)
 
 
@@ -75,13 +83,15 @@ def win_probability(
     ruleset: str | Ruleset = "classic",
     stacks: Sequence[int] | None = None,
     first_seat: int = 0,
+    max_states: int = DEFAULT_MAX_STATES,
 ) -> float:
     """Exact probability that seat 0 (playing ``agent0``, starting with ``stacks[0]``; ``None``: the
     ruleset's starting stacks) wins the 2-player game against ``agent1``, seat ``first_seat`` rolling first
-    in the first round. Agents may be names."""
+    in the first round. Agents may be names. A game of more than ``max_states`` stack states is refused
+    with an estimate of its time and memory (the limit of ``exact-eval --max-states``)."""
     if first_seat not in (0, 1):
         raise ValueError(f"first_seat must be 0 or 1, got {first_seat!r}")
-    _, st, system = game_system(ruleset, stacks)
+    _, st, system = game_system(ruleset, stacks, max_states)
     t0 = agent_tables(make_agent(agent0), system)
     t1 = t0 if agent1 is agent0 else agent_tables(make_agent(agent1), system)
     return seat0_value(system, evaluate_tables(system, [t0, t1]), st, first_seat)

@@ -115,7 +115,7 @@ def _check_game_keys(cfg: TrainConfig) -> None:
 
         _check_agents("pretrain", [cfg.pretrain])
         try:
-            check_table_size(make_agent(cfg.pretrain), cfg.num_players)
+            check_table_size(make_agent(cfg.pretrain), cfg.num_players, load_ruleset(cfg.ruleset))
         except ValueError as e:
             raise bad_value(
                 "pretrain", cfg.pretrain, f"a bot that plays {cfg.num_players} players ({e})"

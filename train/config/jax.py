@@ -20,6 +20,7 @@ from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config.checks import bad_value
+from zanzibar_env.train.config.resources import check_memory
 from zanzibar_env.train.config.training import apply, config_field, config_meta, parse_override, read_yaml
 
 DEFAULT_JAX_CONFIG = CONFIG_DIR / "jax_ppo_classic_2p.yaml"
@@ -102,6 +103,15 @@ class JaxPPOConfig:
         "jax_ppo_classic_2p", "experiment name used in the run directory (letters, digits, ._-)", kind="name"
     )
     runs_dir: str = config_field("runs", "parent directory of run directories")
+    max_memory_gb: float | None = config_field(
+        None,
+        "memory a run may plan to use, GiB (rollouts, networks, minibatch; train/config/resources.py); "
+        "null = half of the machine's memory",
+        lo=0.001,
+        hi=1e6,
+        kind="float",
+        optional=True,
+    )
     compile_cache: str | None = config_field(
         "~/.cache/zanzibar_env/jax",
         "JAX's persistent compilation cache (later runs of the same shapes skip compiling); null = off",
@@ -149,6 +159,7 @@ def check_jax_config(cfg: JaxPPOConfig) -> JaxPPOConfig:
         raise bad_value("batch_size", cfg.batch_size, f"at most n_steps * num_envs = {cfg.rollout}")
     if cfg.rollout % cfg.batch_size:
         raise bad_value("batch_size", cfg.batch_size, f"a divisor of n_steps * num_envs = {cfg.rollout}")
+    check_memory(cfg, jax=True)  # before compiling: networks, rollouts and batch against the machine
     return cfg
 
 

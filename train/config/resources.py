@@ -19,6 +19,7 @@ from zanzibar_env.core.onehot import onehot_size, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 
 if TYPE_CHECKING:
+    from zanzibar_env.train.config.jax import JaxPPOConfig
     from zanzibar_env.train.config.training import TrainConfig
 
 GIB = float(1 << 30)
@@ -37,7 +38,7 @@ def physical_memory_gib() -> float | None:
         return None
 
 
-def memory_limit_gib(cfg: TrainConfig) -> tuple[float, str]:
+def memory_limit_gib(cfg: TrainConfig | JaxPPOConfig) -> tuple[float, str]:
     """The limit in GiB and where it comes from (for the error message)."""
     if cfg.max_memory_gb is not None:
         return float(cfg.max_memory_gb), "max_memory_gb"
@@ -47,7 +48,7 @@ def memory_limit_gib(cfg: TrainConfig) -> tuple[float, str]:
     return total / 2, f"half of this machine's {total:.1f} GiB (max_memory_gb sets another limit)"
 
 
-def memory_estimate(cfg: TrainConfig) -> dict[str, float]:
+def memory_estimate(cfg: TrainConfig | JaxPPOConfig, jax: bool = False) -> dict[str, float]:
     """Bytes of the three largest allocations of a run of ``cfg``:
 
     * ``rollout``: ``2 * n_steps * num_envs * (obs + 15) * 4``: SB3's rollout buffer (float32; the
@@ -57,6 +58,9 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, float]:
       33, or the one-hot width with ``features: onehot``) with their gradients and Adam's two moments;
     * ``minibatch``: ``3 * 2 * batch_size * sum(net_arch) * 4``: the activations of both MLPs for one
       minibatch, kept for the backward pass, and their gradients.
+
+    ``jax=True`` (the JAX PPO): its rollout stores the network's input (``in`` floats: 33, or the one-hot
+    width) and 8 more words per step, ``2 * n_steps * num_envs * (in + 8) * 4`` (with the shuffled copy).
     """
     width = OBS_SIZE
     if cfg.features == "onehot":
@@ -65,16 +69,18 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, float]:
     for out_size in (NUM_ACTIONS, 1):  # the policy head, the value head
         sizes = [width, *cfg.net_arch, out_size]
         params += sum(a * b + b for a, b in itertools.pairwise(sizes))
+    per_step = (width + 8) if jax else (OBS_SIZE + STEP_EXTRA)
     return {
-        "rollout": 2.0 * cfg.n_steps * cfg.num_envs * (OBS_SIZE + STEP_EXTRA) * 4,
+        "rollout": 2.0 * cfg.n_steps * cfg.num_envs * per_step * 4,
         "network": 16.0 * params,
         "minibatch": 3.0 * 2 * cfg.batch_size * sum(cfg.net_arch) * 4,
     }
 
 
-def check_memory(cfg: TrainConfig) -> None:
+def check_memory(cfg: TrainConfig | JaxPPOConfig, jax: bool = False) -> None:
     """``ValueError`` if :func:`memory_estimate` of ``cfg`` is over :func:`memory_limit_gib`."""
-    parts = memory_estimate(cfg)
+    parts = memory_estimate(cfg, jax)
+    step = "(in+8)" if jax else f"({OBS_SIZE}+{STEP_EXTRA})"
     need = sum(parts.values()) / GIB
     limit, source = memory_limit_gib(cfg)
     if need <= limit:
@@ -82,7 +88,7 @@ def check_memory(cfg: TrainConfig) -> None:
     shown = ", ".join(f"{k} {v / GIB:.3g} GiB" for k, v in parts.items())
     raise ValueError(
         f"config keys num_envs/n_steps/net_arch/batch_size: the run needs about {need:.3g} GiB ({shown}; "
-        f"rollout = 2*n_steps*num_envs*({OBS_SIZE}+{STEP_EXTRA})*4 B, network = 16 B per weight, "
+        f"rollout = 2*n_steps*num_envs*{step}*4 B, network = 16 B per weight, "
         f"minibatch = 24*batch_size*sum(net_arch) B), over the limit of {limit:.3g} GiB ({source}); "
         "lower them, or raise max_memory_gb"
     )

@@ -7,13 +7,17 @@ checked before the first game, the results table printed, the outputs written to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
+from zanzibar_env.core.interrupts import deferred_interrupts, exit_code_of, stopped_by
 from zanzibar_env.core.registry import spec_help
+from zanzibar_env.core.safe_io import DirClaim
 from zanzibar_env.train.results import pin_cpu_kernels
+from zanzibar_env.train.tournament.failures import EXIT_AGENT_FAILED, AgentFailed
 from zanzibar_env.train.tournament.play import (
     BACKENDS,
     TournamentInterrupted,
@@ -28,10 +32,15 @@ exit codes:
   0    every game played; the outputs are in --out
   1    the games were played but --out could not be written (a full or read-only disk): one line
        naming the path; --out is left as it was
-  2    bad options, agents, ruleset or --out (checked before the first game: nothing is played)
+  2    bad options, agents, ruleset or --out (checked before the first game: nothing is played), or
+       --out being written by another tournament at the same time
+  3    an agent raised or answered something that is not a legal integer hold mask: one line naming
+       the agent, the game, the deal and the seat; --out is left as it was
   130  Ctrl-C. If at least one deal was finished, --out gets the games played so far, marked
        incomplete ("complete": false in results.json and run.json; no tournament.png); if none was,
        --out is left as it was. A second Ctrl-C while writing stops at once and leaves --out as it was.
+       Ctrl-C after the last game: every game is kept and written.
+  143  SIGTERM (kill, a batch system's time limit): as Ctrl-C.
 
 --out is written as one unit: the files are staged in a directory beside it and moved in together, so
 earlier outputs are replaced only as a whole (and only with --force).
@@ -94,11 +103,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
+        with DirClaim(args.out) if args.out else contextlib.nullcontext():  # one run per --out at a time
+            return _play_and_write(plan, args)
+    except ValueError as e:  # the claim refused: another run writes --out
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _play_and_write(plan: Any, args: argparse.Namespace) -> int:
+    """Play, then print and write with Ctrl-C / SIGTERM held: once the last game is played, the results
+    are written whatever signal comes, and the exit code says it came."""
+    try:
         result = play_tournament(plan, progress=not args.no_progress)
     except TournamentInterrupted as stop:
-        return _interrupted(stop.partial, args)
-    print_table(result)
-    return _write(result, args)
+        return _interrupted(stop.partial, args, stop)
+    except AgentFailed as e:
+        kept = f"; {args.out!r} left as it was" if args.out else ""
+        print(f"error: {e}{kept}", file=sys.stderr)
+        return EXIT_AGENT_FAILED
+    with deferred_interrupts() as held:
+        print_table(result)
+        code = _write(result, args)
+    if held.caught is not None:
+        where = f", written to {args.out}" if args.out and code == 0 else ""
+        print(f"interrupted: after the last game, all {len(result.games)} games kept{where} "
+              f"(stopped by {stopped_by(held.caught)})", file=sys.stderr)  # fmt: skip
+        return exit_code_of(held.caught)
+    return code
 
 
 def _write(result: TournamentResult, args: argparse.Namespace) -> int:
@@ -106,6 +137,7 @@ def _write(result: TournamentResult, args: argparse.Namespace) -> int:
     if not args.out:
         return 0
     try:
+        check_out_dir(args.out, args.force)  # again: nothing may have appeared there since the start
         names = write_outputs(result, Path(args.out), args.save_games)
     except ValueError as e:
         print(f"error: {e} (the games were played; {args.out!r} is as it was)", file=sys.stderr)
@@ -114,21 +146,25 @@ def _write(result: TournamentResult, args: argparse.Namespace) -> int:
     return 0
 
 
-def _interrupted(partial: TournamentResult | None, args: argparse.Namespace) -> int:
-    """Ctrl-C: keep the deals finished so far (marked incomplete) in ``--out``; exit 130, one line."""
+def _interrupted(partial: TournamentResult | None, args: argparse.Namespace, stop: BaseException) -> int:
+    """Ctrl-C or SIGTERM: keep the deals finished so far (marked incomplete) in ``--out``; exit 130 or
+    143, one line saying what was kept."""
+    how, code = stopped_by(stop), exit_code_of(stop)
     if partial is None or not args.out:
         kept = f"; {args.out!r} left as it was" if args.out else ""
         done = "no deal finished" if partial is None else f"{len(partial.games)} games played, not saved"
-        print(f"interrupted: {done}{kept}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    try:
-        write_outputs(partial, Path(args.out), args.save_games)
-    except ValueError as e:
-        print(f"interrupted, and the games played could not be saved: {e}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        print(f"interrupted: {done}{kept} (stopped by {how})", file=sys.stderr)
+        return code
+    with deferred_interrupts():
+        try:
+            write_outputs(partial, Path(args.out), args.save_games)
+        except ValueError as e:
+            print(f"interrupted ({how}): the games played could not be saved: {e}", file=sys.stderr)
+            return code
     games = partial.config["games"]
     print(
-        f"interrupted: {len(partial.games)} of {games} games played, written to {args.out} marked incomplete",
+        f"interrupted: {len(partial.games)} of {games} games played, written to {args.out} "
+        f"marked incomplete (stopped by {how})",
         file=sys.stderr,
     )
-    return EXIT_INTERRUPTED
+    return code

@@ -18,6 +18,7 @@ import numpy as np
 import zanzibar_env as zz
 from zanzibar_env.agents import BaseAgent
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS
+from zanzibar_env.train.tournament.failures import GuardedPolicy
 
 #: One deal's games: ``(row, record)`` per rotation, in rotation order; the record is ``None`` unless
 #: the context keeps records. A row is the ``results.json`` entry of a game (:func:`game_row`).
@@ -87,10 +88,12 @@ def play_deal(ctx: DealContext, deal: int) -> DealGames:
     for rot in range(ctx.players):
         seats = [lineup[(s + rot) % ctx.players] for s in range(ctx.players)]
         for pos, idx in enumerate(lineup):
-            ctx.agents[idx].seed(agent_seeds[pos])
+            if callable(getattr(ctx.agents[idx], "seed", None)):  # (an act-only bot has none)
+                ctx.agents[idx].seed(agent_seeds[pos])
+        game = deal * ctx.players + rot
         rec = zz.play_game(
             ctx.ruleset,
-            [ctx.agents[i] for i in seats],
+            [GuardedPolicy(ctx.agents[i], game, deal, s) for s, i in enumerate(seats)],
             num_players=ctx.players,
             seed=dice_seed,
             max_rounds=round_cap(ctx),

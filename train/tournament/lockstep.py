@@ -45,6 +45,7 @@ from zanzibar_env.train.tournament.deals import (
     play_deal,
     round_cap,
 )
+from zanzibar_env.train.tournament.failures import AgentFailed, agent_name, first_bad
 
 #: Faces ``RandomDice`` draws per refill (its default buffer; a refill drops the faces left, tested).
 DICE_BUFFER = 1024
@@ -252,7 +253,10 @@ class _Seat:
         act = np.asarray(act)
         if act.shape != r.shape:
             raise ValueError(f"{self.who} returned {act.shape} actions for {r.size} games")
-        return K.check_actions(act, games._legal, who=self.who, rows=r)
+        try:
+            return K.check_actions(act, games._legal, who=self.who)
+        except ValueError as e:  # the row of the first bad answer
+            raise _SeatFailed(self.agent, int(r[first_bad(act, games._legal)]), e) from None
 
 
 def _seats(ctx: DealContext, rows: int) -> list[_Seat] | None:
@@ -270,17 +274,36 @@ def _seats(ctx: DealContext, rows: int) -> list[_Seat] | None:
     return out
 
 
+class _SeatFailed(Exception):
+    """An agent raised or answered badly at lockstep row ``row`` (turned into ``AgentFailed`` by the
+    caller, which knows the game the row plays)."""
+
+    def __init__(self, agent: Any, row: int, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.agent, self.row, self.cause = agent, row, cause
+
+
+def _actions(seat: _Seat, games: LockstepGames, r: np.ndarray) -> np.ndarray:
+    """``seat.actions``, any failure raised as :class:`_SeatFailed` at the first row it concerns."""
+    try:
+        return seat.actions(games, r)
+    except (KeyboardInterrupt, _SeatFailed):
+        raise
+    except Exception as e:  # it raised: the first row it was asked for
+        raise _SeatFailed(seat.agent, int(r[0]), e) from None
+
+
 def _step(games: LockstepGames, seats: list[_Seat], who: np.ndarray, r: np.ndarray) -> None:
     """One decision in each row of ``r``: every agent acts once, for all the rows where it acts."""
     agent_of = who.take(r * games.n + games.cur[r])
     first = int(agent_of[0])
     if np.count_nonzero(agent_of == first) == r.size:
-        act = seats[first].actions(games, r)
+        act = _actions(seats[first], games, r)
     else:
         act = np.zeros(r.size, np.int64)
         for a in np.unique(agent_of).tolist():
             m = agent_of == a
-            act[m] = seats[a].actions(games, r[m])
+            act[m] = _actions(seats[a], games, r[m])
     games._resolve(r[games._act(r, act)])
 
 
@@ -395,5 +418,12 @@ class _Lockstep:
                 r = games.waiting()
                 if not r.size:
                     break
-            _step(games, seats, self.who, r)
+            try:
+                _step(games, seats, self.who, r)
+            except _SeatFailed as f:
+                g, n = int(self.game_of[f.row]), self.ctx.players
+                deal = self.deals[g // n]
+                raise AgentFailed(
+                    agent_name(f.agent), deal * n + g % n, deal, int(games.cur[f.row]), f.cause
+                ) from None
         return self._rows()

@@ -23,6 +23,8 @@ from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
 #: Where deals can be played: in local processes or as Ray tasks.
 BACKENDS = ("local", "ray")
+#: Most games one tournament plays (a larger count is refused before any game: results are kept in memory).
+MAX_GAMES = 10_000_000
 
 
 @dataclass
@@ -43,9 +45,9 @@ class TournamentInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`play_tournament`: a ``KeyboardInterrupt`` carrying the games finished so far
     (``partial``, a :class:`TournamentResult` with ``complete=False``; ``None`` if no deal finished)."""
 
-    def __init__(self, partial: TournamentResult | None) -> None:
+    def __init__(self, partial: TournamentResult | None, cause: BaseException | None = None) -> None:
         super().__init__("tournament interrupted")
-        self.partial = partial
+        self.partial, self.cause = partial, cause  # cause: the KeyboardInterrupt (Terminated: SIGTERM)
 
 
 def _run_deals(plan: Plan, pool: Any) -> Iterator[DealGames]:
@@ -86,7 +88,7 @@ def _check_backend(backend: str, address: str | None, jobs: int | None) -> None:
 
 def _check(players: int, games: int, jobs: int | None, num_agents: int, max_rounds: int | None) -> None:
     _check_int("players", players, MIN_PLAYERS, MAX_PLAYERS)
-    _check_int("games", games, 1)
+    _check_int("games", games, 1, MAX_GAMES)
     if jobs is not None:
         _check_int("jobs", jobs, 1)
     if max_rounds is not None:
@@ -135,7 +137,7 @@ def plan_tournament(
     rules = zz.load_ruleset(ruleset)
     built = [make_agent(a, seed=seed) for a in agents]
     for agent in built:  # before any game: an agent that cannot sit at this table is a clear error
-        check_table_size(agent, players)
+        check_table_size(agent, players, rules)
     names = _agent_names(agents, built)
     deals = -(-games // players)
     config = {
@@ -193,10 +195,10 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
                             records.append(rec)
                     bar.update(players)
             elapsed = time.perf_counter() - t0  # play only: not the workers' shutdown
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         done = len(rows) - len(rows) % players  # whole deals only
         partial = _result(plan, rows[:done], records[:done] if records else [], t0, False) if done else None
-        raise TournamentInterrupted(partial) from None
+        raise TournamentInterrupted(partial, e) from None
     return _result(plan, rows, records, t0, True, elapsed)
 
 

@@ -24,9 +24,12 @@ whole but an env's games then depend on the other envs. A bot that splits a batc
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .engine import STOP, View
+from .made_for import check_made_for
 from .observation import ViewBatch
 from .policy_table import PolicyTable
 from .rules import Ruleset
@@ -38,6 +41,8 @@ class BaseAgent:
     name: str = "agent"
     #: Table sizes the agent can play (``None``: any); checked before a game by envs and tournaments.
     table_sizes: tuple[int, ...] | None = None
+    #: What a learned agent was made for (ruleset, feature layout; :mod:`zanzibar_env.core.made_for`).
+    made_for: dict[str, Any] | None = None
 
     def act(self, view: View) -> int:
         raise NotImplementedError
@@ -67,8 +72,11 @@ def batch_integers(batch: ViewBatch, high: int, rng: np.random.Generator) -> np.
     return row_rng.integers(high) if row_rng is not None else rng.integers(high, size=len(batch))
 
 
-def check_table_size(agent: object, num_players: int) -> None:
-    """``ValueError`` unless ``agent`` plays tables of ``num_players`` (its ``table_sizes``, if any)."""
+def check_table_size(agent: object, num_players: int, ruleset: Ruleset | None = None) -> None:
+    """``ValueError`` unless ``agent`` plays tables of ``num_players`` (its ``table_sizes``, if any) and,
+    given ``ruleset``, was made for it (:func:`zanzibar_env.core.made_for.check_made_for`)."""
+    if ruleset is not None:
+        check_made_for(agent, ruleset, num_players)
     sizes = getattr(agent, "table_sizes", None)
     if sizes is not None and num_players not in sizes:
         name = getattr(agent, "name", type(agent).__name__)

@@ -66,3 +66,24 @@ def check_agent_object(agent: Any, what: str) -> Any:
             f"{what} must be an agent name or an object with a callable .act(view), got {show(agent)}"
         )
     return agent
+
+
+def check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    """``value`` as a Python int if it is an integer (not a bool) in ``lo..hi`` (``hi=None``: no upper
+    bound), else ``ValueError`` naming ``name``, the value and the range: every count a user gives has a
+    limit that names itself."""
+    if is_int(value) and value >= lo and (hi is None or value <= hi):
+        return int(value)
+    span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+    raise ValueError(f"{name} must be an integer {span}, got {show(value)}")
+
+
+def check_float(value: Any, name: str, lo: float | None = None, hi: float | None = None) -> float:
+    """``value`` as a float if it is a finite real number (not a bool) in ``[lo, hi]`` (``None``: no
+    bound), else ``ValueError`` naming ``name`` (``nan`` and infinities are refused)."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if ok and np.isfinite(value) and (lo is None or value >= lo) and (hi is None or value <= hi):
+        return float(value)
+    span = f"in [{lo}, {hi}]" if lo is not None and hi is not None else f">= {lo}" if lo is not None else ""
+    span = span or (f"<= {hi}" if hi is not None else "")
+    raise ValueError(f"{name} must be a finite number{' ' + span if span else ''}, got {show(value)}")

@@ -24,6 +24,7 @@ an array engine that reads them plays the very same policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +54,7 @@ class PolicyTable:
     per_roll: int = 0  # Dense.per_roll
     best: bool = False  # indexed by the turn's best rank (final_hand: best)
     num_ranks: int = 0  # ranks of the ruleset (lo when no earlier hand)
+    made_for: dict[str, Any] | None = None  # the ruleset it was built on (zanzibar_env.core.made_for)
 
     def __post_init__(self) -> None:
         if self.kind not in POLICY_KINDS:

@@ -199,6 +199,38 @@ def load_games(path: str | Path) -> list[GameRecord]:
         raise ValueError(f"cannot read {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
 
 
+def read_games(path: str | Path) -> tuple[list[GameRecord | None], list[str]]:
+    """Every record line of a replay file, the good ones kept: ``(games, problems)``, ``games[k]`` the
+    ``k``-th non-empty line's game or ``None`` where that line is not one, ``problems`` one line per bad
+    record naming the file and line. One bad record (a float seed, a cut-off line) costs only itself;
+    a file that cannot be read at all is still a ``ValueError``."""
+    try:
+        text = _read_text(Path(path))
+    except OSError as e:
+        raise ValueError(f"cannot read {str(path)[:200]!r}: {e.strerror or type(e).__name__}") from None
+    games: list[GameRecord | None] = []
+    problems = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                games.append(_parse_line(line, f"{path}:{n}"))
+            except ValueError as e:
+                games.append(None)
+                problems.append(str(e))
+    return games, problems
+
+
+def _read_text(p: Path) -> str:
+    if not p.exists():
+        raise ValueError(f"replay file not found: {p}")
+    if not p.is_file():
+        raise ValueError(f"{p} is not a file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{p}: not a readable text file ({type(e).__name__})") from None
+
+
 def _load_games(p: Path) -> list[GameRecord]:
     if not p.exists():
         raise ValueError(f"replay file not found: {p}")

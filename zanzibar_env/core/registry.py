@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
 from .checks import check_agent_object, check_seed
+from .made_for import drop_ruleset_claims
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -170,6 +171,8 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
 
     ``seed`` seeds any randomness the agent uses; ``options`` go to its factory (e.g.
     ``make_agent("threshold", bar=0.7)``). Unknown names raise ``ValueError`` listing what exists.
+    ``any_ruleset=True`` plays a learned agent on rules it was not made for
+    (:mod:`zanzibar_env.core.made_for`).
     """
     if not isinstance(spec, str):
         try:
@@ -177,6 +180,8 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
         except ValueError as e:
             raise ValueError(f"{e}; {available_text()}") from None
     seed = check_seed(seed)
+    if options.pop("any_ruleset", False) is True:  # the documented opt-in of zanzibar_env.core.made_for
+        return drop_ruleset_claims(make_agent(spec, seed=seed, **options))
     name, arg = split_spec(spec)
     factory = _factory(name)
     if factory is None:

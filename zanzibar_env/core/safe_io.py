@@ -192,3 +192,89 @@ class StagedDir:
 
     def __exit__(self, *exc: object) -> None:
         self.discard()
+
+
+def check_free_space(path: str | Path, need: int, *, what: str = "output") -> None:
+    """``ValueError`` naming ``path`` unless its file system (or its nearest existing ancestor's) has at
+    least ``need`` bytes free: a command that would write that much at the end checks it at the start."""
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        free = shutil.disk_usage(p).free
+    except OSError as e:
+        raise disk_error(e, path, f"cannot check the space for {what}") from None
+    if free < need:
+        raise ValueError(
+            f"{what} {str(path)[:200]!r}: {free / 1e6:.1f} MB free, about {need / 1e6:.1f} MB needed"
+        )
+
+
+CLAIM_NAME = ".zanzibar-claim"
+
+
+class DirClaim:
+    """An exclusive claim on an output directory for one run (``with DirClaim(path, what): ...``).
+
+    The claim is a file ``.zanzibar-claim`` made with ``O_CREAT | O_EXCL`` (atomic on every local file
+    system) holding the owner's process id: a second run claiming the same directory is refused with a
+    ``ValueError`` naming the owner, so two runs racing into one ``--out`` cannot both write it. A claim
+    left by a process that no longer runs is taken over. The directory is created if missing (and
+    removed again on release if the run left it empty).
+    """
+
+    def __init__(self, path: str | Path, what: str = "--out") -> None:
+        self.dir, self.what = Path(path), what
+        self.file = self.dir / CLAIM_NAME
+        self.created = False
+
+    def __enter__(self) -> DirClaim:
+        try:
+            self.created = not self.dir.exists()
+            self.dir.mkdir(parents=True, exist_ok=True)
+            for _ in range(2):
+                try:
+                    fd = os.open(self.file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                except FileExistsError:
+                    if _owner_alive(self.file):
+                        raise ValueError(
+                            f"{self.what} {str(self.dir)[:200]!r} is being written by another run (process "
+                            f"{_owner(self.file)}); wait for it, or remove {CLAIM_NAME} there if none runs"
+                        ) from None
+                    self.file.unlink(missing_ok=True)  # a stale claim: its process is gone
+                    continue
+                with os.fdopen(fd, "w") as f:
+                    f.write(f"{os.getpid()}\n")
+                return self
+        except OSError as e:
+            raise disk_error(e, self.dir, f"cannot claim {self.what}") from None
+        raise ValueError(f"{self.what} {str(self.dir)[:200]!r}: could not be claimed")
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if _owner(self.file) == os.getpid():
+                self.file.unlink()
+            if self.created and not any(self.dir.iterdir()):
+                self.dir.rmdir()
+        except OSError:
+            pass
+
+
+def _owner(claim: Path) -> int:
+    try:
+        return int(claim.read_text().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def _owner_alive(claim: Path) -> bool:
+    pid = _owner(claim)
+    if pid <= 0:
+        return True  # being written this instant (or unreadable): not ours to take
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -15,7 +15,7 @@ from ..core.bots import check_table_size
 from ..core.checks import check_agent_object, show
 from ..core.game import check_num_players
 from ..core.observation import OBS_SIZE
-from ..core.registry import available_agents, make_agent
+from ..core.registry import available_agents, available_prefixes, make_agent
 from ..core.rules import MAX_PLAYERS, Ruleset, load_ruleset
 from ..core.safe_io import is_file
 
@@ -71,7 +71,8 @@ def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
 
 
 def _one_opponent(spec: Any) -> Any:
-    if isinstance(spec, str) and spec not in available_agents():
+    prefixed = isinstance(spec, str) and spec.split(":", 1)[0] + ":" in available_prefixes()
+    if isinstance(spec, str) and spec not in available_agents() and (spec.startswith("ppo:") or not prefixed):
         path = spec[4:] if spec.startswith("ppo:") else spec
         looks_like_path = spec.startswith("ppo:") or path.endswith(".zip") or "/" in path or "\\" in path
         if looks_like_path:
@@ -83,8 +84,9 @@ def _one_opponent(spec: Any) -> Any:
     return make_agent(spec)
 
 
-def make_opponents(opponents: Any, num_players: int) -> list[Any]:
-    """One agent per other seat, ``k``-th = the ``k``-th seat clockwise after the learner.
+def make_opponents(opponents: Any, num_players: int, ruleset: Ruleset | None = None) -> list[Any]:
+    """One agent per other seat, ``k``-th = the ``k``-th seat clockwise after the learner; given
+    ``ruleset``, each must have been made for it (:mod:`zanzibar_env.core.made_for`).
 
     ``opponents`` is one spec for every other seat (a name in ``zanzibar_env.agents.available_agents()``, an agent
     object, ``"ppo:PATH"`` or a model path) or a list with exactly one spec per other seat.
@@ -99,7 +101,7 @@ def make_opponents(opponents: Any, num_players: int) -> list[Any]:
     else:
         built = [_one_opponent(opponents)] * (num_players - 1)
     for agent in built:
-        check_table_size(agent, num_players)
+        check_table_size(agent, num_players, ruleset)
     return built
 
 

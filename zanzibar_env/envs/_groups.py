@@ -33,7 +33,7 @@ class GroupedVectorEnv(ZanzibarVectorEnv):
         per_group = [self.opponents]
         for g, spec in enumerate(groups[1:], 1):  # a spec object met before plays with the same agents
             same = [h for h in range(g) if groups[h] is spec]
-            per_group.append(per_group[same[0]] if same else U.make_opponents(spec, self.n))
+            per_group.append(per_group[same[0]] if same else U.make_opponents(spec, self.n, self.rules))
         self._agents: list[Any] = []  # distinct agents, in group and seat order
         index = np.zeros((len(groups), self.n - 1), np.int64)
         for g, seats in enumerate(per_group):

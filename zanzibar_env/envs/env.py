@@ -193,7 +193,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.render_mode = U.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward_kind, self.episode = reward, episode
-        self.opponents = U.make_opponents(opponents, self.n)
+        self.opponents = U.make_opponents(opponents, self.n, self.rules)
         fmt = ObsFormat(obs_type, self.rules)
         self.observation_space = fmt.space
         self._fmt = None if fmt.kind == "flat" else fmt  # None: the flat observation as it is

@@ -143,7 +143,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         self.seat_of = self._per_env_seats(seat) if per_env else None
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
         self.reward_kind, self.episode = reward, episode
-        self.opponents = U.make_opponents(opponents, self.n)
+        self.opponents = U.make_opponents(opponents, self.n, self.rules)
         self._fmt = ObsFormat(obs_type, self.rules)
         self.single_observation_space = self._fmt.space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)

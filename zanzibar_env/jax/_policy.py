@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import kernel as K
+from ..core.made_for import check_made_for
 from ..core.policy_table import PolicyTable
 from ..core.rules import MAX_PLAYERS, Ruleset
 from ._state import State, draw_u32
@@ -23,6 +24,16 @@ class JaxPolicy:
         if not isinstance(table, PolicyTable):
             raise TypeError(f"opponent_table must be a PolicyTable, got {type(table).__name__}")
         self.t, self.kind, self.name = table, table.kind, table.name
+        sizes = list(range(2, (num_players or 2) + 1)) if ruleset.stake == "lives" else [num_players or 2]
+        check_made_for(table, ruleset, None, "as a JAX opponent", "opponent table",
+                       "pass dataclasses.replace(table, made_for=None)")  # fmt: skip
+        missing = [a for a in sizes if table.kind == "dense" and int(table.num_keys[a]) == 0]
+        if missing:
+            held = [a for a in range(len(table.num_keys)) if int(table.num_keys[a]) > 0]
+            raise ValueError(
+                f"opponent table {table.name!r} holds tables of {held} players, this table needs {sizes}: "
+                f"build it with policy_table(ruleset, {num_players})"
+            )
         self.holds, self.max_rolls = ruleset.holds_allowed, ruleset.max_rolls
         # seats in every round (not lives: all of them): the per-size offsets are then constants
         self.seats = num_players if ruleset.stake != "lives" else None

@@ -79,6 +79,8 @@ class State:
     draws: Array  # uint32: ... and the draws made from it (two scalars: a [2] pair costs a slower kernel)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
+    # ---- the env it belongs to (static: part of the pytree's structure, not an array) ----
+    env_key: str = dataclasses.field(default="", metadata={"static": True})  # Env.key: rules and table
 
     # ---- bit fields of ``hands`` (per seat) ----
     hand_rank = _Bits("hands", 0, 7, offset=1)  # rank of the seat's hand this round (-1: none yet)
@@ -99,10 +101,12 @@ class State:
     turn_over = _Bits("turn", 25, 1, flag=True)  # the acting seat's turn is over (to be recorded)
 
     def replace(self, **changes: Any) -> State:
-        """A copy with ``changes`` (as ``flax.struct`` / Pgx states); bit fields are set by name."""
+        """A copy with ``changes`` (as ``flax.struct`` / Pgx states); bit fields are set by name. A
+        concrete bit-field value outside its range (:data:`RANGES`) is a ``ValueError``, not wrapped."""
         words: dict[str, Array] = {}
         for name in [k for k in changes if k in BITS]:
             b = BITS[name]
+            _check_bits(name, changes[name])
             words[b.word] = b.put(words.get(b.word, getattr(self, b.word)), changes.pop(name))
         return dataclasses.replace(self, **changes, **words)
 
@@ -128,6 +132,16 @@ assert RANGES.keys() == BITS.keys() and all(
 assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())  # and every word its int32
 
 
+def _check_bits(name: str, value: Any) -> None:
+    """``ValueError`` for a concrete (not traced) value of bit field ``name`` outside its range."""
+    if isinstance(value, jax.core.Tracer):
+        return
+    v = np.asarray(value)
+    lo, hi = RANGES[name]
+    if v.dtype.kind not in "iub" or (v.size and (v.min() < lo or v.max() > hi)):
+        raise ValueError(f"State.{name} must hold integers {lo}..{hi}, got {str(value)[:60]}")
+
+
 def draw_u32(s: State) -> tuple[State, Array]:
     """One uniform ``uint32`` from the table's stream: a counter-based hash (``lowbias32`` of seed and
     counter, a few integer ops: cheap under ``vmap``, where ``jax.random`` would cost a threefry per draw)."""
@@ -140,8 +154,11 @@ def draw_u32(s: State) -> tuple[State, Array]:
     return s.replace(draws=s.draws + np.uint32(1)), x
 
 
-def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Array) -> State:
-    """A state of ``n`` seats with every field zero and no hands (``begin_episode`` fills it)."""
+def empty_state(
+    n: int, obs_size: int, num_actions: int, dice: Array, seed: Array, env_key: str = ""
+) -> State:
+    """A state of ``n`` seats with every field zero and no hands (``begin_episode`` fills it), marked as
+    a state of the env ``env_key``."""
     i = jnp.asarray(0, jnp.int32)
     f = jnp.asarray(False)
     zn = jnp.zeros(n, jnp.int32)  # (bit fields stored 0: no hand, no lowest or highest hand yet)
@@ -150,5 +167,5 @@ def empty_state(n: int, obs_size: int, num_actions: int, dice: Array, seed: Arra
         terminated=f, truncated=f, legal_action_mask=jnp.ones(num_actions, bool), _step_count=i,
         seat=i, stacks=zn, hands=zn, rounds=i, start=i, norder=i, public=i, epay=i, instant=f, turn=i,
         pending=jnp.zeros(n, jnp.float32), passing=i, seed=seed, draws=jnp.asarray(0, jnp.uint32),
-        dice=dice, dice_at=i,
+        dice=dice, dice_at=i, env_key=env_key,
     )  # fmt: skip

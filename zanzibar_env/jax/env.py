@@ -14,8 +14,10 @@ import numpy as np
 from jax import lax
 
 from ..core import kernel as K
+from ..core.checks import check_bool, check_float
 from ..core.observation import OBS_SIZE
 from ..core.policy_table import PolicyTable
+from ..core.provenance import ruleset_digest
 from ..envs import _envutil as U
 from ._core import I32, Core, where
 from ._obs import JaxEncoder
@@ -90,18 +92,23 @@ class Env:
         rules, n, fixed = U.check_common(ruleset, num_players, seat, reward, episode)
         if rules.max_rolls < 2:
             raise ValueError(f"ruleset {rules.name!r} has max_rolls {rules.max_rolls}: no decision to take")
-        if isinstance(illegal_action_penalty, bool) or not isinstance(illegal_action_penalty, (int, float)):
-            raise ValueError(f"illegal_action_penalty must be a number, got {illegal_action_penalty!r}")
+        check_float(illegal_action_penalty, "illegal_action_penalty")
         self.rules, self._n, self.fixed_seat = rules, n, fixed
         self.reward_kind, self.episode, self.penalty = reward, episode, float(illegal_action_penalty)
         self.self_play = opponents is None
-        self.skip = bool(skip_no_decision)
+        self.skip = check_bool(skip_no_decision, "skip_no_decision")
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
         self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play)
         self.enc = JaxEncoder(rules, n)
         self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
+        opp = "self-play" if self.self_play else ",".join(p.name or p.kind for p in self.opponents)
+        #: What a state of this env is made of (``State.env_key``): a state of another env is refused.
+        self.key = (
+            f"{rules.name}@{ruleset_digest(rules)[:12]} {n} players {episode} {reward} max_rounds={max_r} "
+            f"seat={fixed if fixed is not None else 'random'} opponents={opp} skip={self.skip}"
+        )
 
     # ---- Pgx's properties -----------------------------------------------------------------------
     @property
@@ -122,8 +129,10 @@ class Env:
         """A new episode at the learner's first decision. ``dice`` (tests): die faces ``1..6`` to throw,
         in the engine's order (each throw takes as many faces as dice thrown; ``ScriptedDice``)."""
         k_seed, k_seat = jax.random.split(key)
-        script = jnp.zeros(0, I32) if dice is None else jnp.asarray(dice, I32).reshape(-1)
-        s = empty_state(self._n, OBS_SIZE, NUM_ACTIONS, script, jax.random.bits(k_seed, (), jnp.uint32))
+        script = jnp.zeros(0, I32) if dice is None else _check_dice(dice)
+        s = empty_state(
+            self._n, OBS_SIZE, NUM_ACTIONS, script, jax.random.bits(k_seed, (), jnp.uint32), self.key
+        )
         seat = jax.random.randint(k_seat, (), 0, self._n, I32) if self.fixed_seat is None else self.fixed_seat
         s = self.core.begin_episode(s, jnp.asarray(seat, I32))
         s = self.core.roll(s, 0, first=jnp.bool_(True))  # seat 0's first throw
@@ -160,6 +169,11 @@ class Env:
 
     # ---- the loop ---------------------------------------------------------------------------------
     def _step(self, state: State, action: Any, key: Any, reset: bool) -> State:
+        if not isinstance(state, State) or state.env_key != self.key:
+            theirs = getattr(state, "env_key", None) if isinstance(state, State) else type(state).__name__
+            raise ValueError(
+                f"the state is not one of this env's: it is of {theirs!r}, this env is {self.key!r}"
+            )
         action = _check_action(action)
         over = state.terminated | state.truncated
         passing = (state.passing > 0) if reset else jnp.bool_(False)  # reported now, the action ignored
@@ -309,8 +323,27 @@ def _draw_seat(s: State, n: int) -> tuple[State, Any]:
     return s, (x % np.uint32(n)).astype(I32)
 
 
+def _check_dice(dice: Any) -> Any:
+    """Scripted dice as ``int32[F]``: concrete faces must be integers 1..6 (``ValueError`` otherwise)."""
+    if not isinstance(dice, jax.core.Tracer):
+        d = np.asarray(dice)
+        if d.dtype.kind not in "iu" or (d.size and (d.min() < 1 or d.max() > 6)):
+            raise ValueError(f"dice must be die faces, integers 1..6, got {str(dice)[:60]}")
+    return jnp.asarray(dice, I32).reshape(-1)
+
+
 def _check_action(action: Any) -> Any:
-    """The action as an ``int32`` scalar, or ``ValueError`` (raised while the step is traced)."""
+    """The action as an ``int32`` scalar, or ``ValueError`` (raised while the step is traced).
+
+    Pgx's convention: any integer that is not a legal hold mask is an illegal action (the episode ends with
+    ``illegal_action_penalty``). A concrete integer outside int32 (``2**32 + 3``) is illegal as it is, not
+    wrapped; a traced 64-bit action (``jax_enable_x64``) likewise. With 64-bit types off, JAX itself turns
+    an ``int64`` argument of ``jit`` or ``vmap`` into ``int32`` by wrapping before the step is called: pass
+    ``int32`` actions there."""
+    if not isinstance(action, jax.core.Tracer):
+        v = np.asarray(action)
+        if v.shape == () and v.dtype.kind in "iu" and not 0 <= int(v) < NUM_ACTIONS:
+            return jnp.asarray(-1, I32)  # illegal, whatever its width
     a = jnp.asarray(action)
     if a.shape != ():
         raise ValueError(
@@ -319,6 +352,8 @@ def _check_action(action: Any) -> Any:
         )
     if not jnp.issubdtype(a.dtype, jnp.integer):
         raise ValueError(f"action must be an integer hold mask 0-7, got dtype {a.dtype}")
+    if a.dtype.itemsize > 4:  # (traced int64 under x64: illegal where it is out of range, not wrapped)
+        a = jnp.where((a < 0) | (a >= NUM_ACTIONS), -1, a)
     return a.astype(I32)
 
 
@@ -341,7 +376,7 @@ def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
 
 
 def _table_of(spec: Any, rules: Any, n: int) -> PolicyTable:
-    agent = U.make_opponents(spec, n)[0]
+    agent = U.make_opponents(spec, n, rules)[0]
     make = getattr(agent, "policy_table", None)
     if make is None:
         raise ValueError(

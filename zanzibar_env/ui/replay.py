@@ -33,7 +33,7 @@ with requires_extra("ui", "zanzibar replay"):
 from ..core.game import play_game, replay_game
 from ..core.interrupts import run_command
 from ..core.provenance import RECORD_FORMAT, engine_version, format_note, ruleset_digest
-from ..core.records import GameRecord, load_games
+from ..core.records import GameRecord, read_games
 from ..core.rules import Ruleset
 from .narrate import describe_result, describe_round, describe_turn, seat_names, stacks_text
 from .table import printable
@@ -169,31 +169,42 @@ def run(
     console: Console | None = None,
     interactive: bool | None = None,
 ) -> int:
-    """Show the chosen games; exit code 0 if all reproduce, 1 if one does not, 2 on bad input."""
+    """Show the chosen games; exit code 0 if all reproduce, 1 if one does not or a record cannot be read
+    (the others are still shown, each bad record named), 2 on bad input."""
     console = console or Console(highlight=False)
     try:
-        games = load_games(args.file)
-        if not games:
-            raise ValueError(f"{args.file}: no games in the file")
+        games, problems = read_games(args.file)
+        if not any(g is not None for g in games):
+            raise ValueError(problems[0] if problems else f"{args.file}: no games in the file")
         if args.game is not None and not 1 <= args.game <= len(games):
             raise ValueError(f"--game must be 1-{len(games)} for {args.file}, got {args.game}")
+        if args.game is not None and games[args.game - 1] is None:
+            raise ValueError(problems[sum(g is None for g in games[: args.game]) - 1])
     except ValueError as e:
         console.print(printable(f"error: {e}"), style="red", markup=False, highlight=False)
         return 2
+    for problem in problems if args.game is None else []:
+        console.print(
+            printable(f"warning: {problem} (skipped)"), style="yellow", markup=False, highlight=False
+        )
     if interactive is None:
         interactive = sys.stdin.isatty()
 
     def pause() -> None:
         input_fn("(Enter for the next turn) ")
 
-    chosen = range(len(games)) if args.game is None else [args.game - 1]
+    chosen = [k for k in range(len(games)) if games[k] is not None] if args.game is None else [args.game - 1]
     replayer = Replayer(console, pause if args.step and interactive else None)
     try:
-        results = [replayer.show(games[k], f"Game {k + 1} of {len(games)} in {args.file}") for k in chosen]
+        results = [
+            replayer.show(g, f"Game {k + 1} of {len(games)} in {args.file}")
+            for k in chosen
+            if (g := games[k]) is not None
+        ]
     except (EOFError, KeyboardInterrupt):
         console.print("\nStopped.")
         return 0
-    return 0 if all(results) else 1
+    return 0 if all(results) and not (problems and args.game is None) else 1
 
 
 def main(

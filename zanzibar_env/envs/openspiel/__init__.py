@@ -5,6 +5,10 @@ Importing this module registers both games with ``pyspiel.register_game`` (extra
     import pyspiel
     import zanzibar_env.envs.openspiel  # registers the games
     game = pyspiel.load_game("python_zanzibar_round", {"ruleset": "classic", "players": 2})
+
+A state serializes as the actions played (:mod:`~zanzibar_env.envs.openspiel.serial`), never as a pickle:
+``game.deserialize_state(text)`` and ``pyspiel.deserialize_game_and_state(text)`` replay a history and
+refuse anything else with a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ...extras import requires_extra
 with requires_extra("openspiel", "the OpenSpiel games"):
     import pyspiel
 
+from . import serial
 from ._round import DICE_OUTCOMES, MAX_CHANCE_OUTCOMES, ROLLOFF_BASE, RoundMachine
 from .games import (
     GAME_NAME,
@@ -36,6 +41,7 @@ from .games import (
 for _cls in (ZanzibarRoundGame, ZanzibarGame):
     if _cls.short_name not in pyspiel.registered_names():
         pyspiel.register_game(_game_type(_cls.short_name, None, _cls.param_spec), _cls)
+serial.install()  # our states (de)serialize as action histories, never as pickles
 
 __all__ = [
     "DICE_OUTCOMES",

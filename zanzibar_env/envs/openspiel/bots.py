@@ -91,7 +91,7 @@ def state_from_view(view: View, game: ZanzibarRoundGame | None = None) -> Zanzib
     if game.short_name != ROUND_NAME:
         raise ValueError("state_from_view builds states of python_zanzibar_round")
     state = game.new_initial_state()
-    state.round = machine_from_view(view)
+    state.round, state.from_view = machine_from_view(view), True  # (no history: serialize refuses it)
     return state
 
 

@@ -12,10 +12,12 @@ import numpy as np
 import pyspiel
 
 from ...core import settlement as S
+from ...core.checks import is_int, show
 from ...core.game import check_num_players
 from ...core.kernel import NUM_ACTIONS, chips_of_category, lives_lost_by_rank
 from ...core.observation import OBS_SIZE, encoder
 from ...core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, load_ruleset
+from . import serial
 from ._round import DICE_OUTCOMES, MAX_CHANCE_OUTCOMES, ROLLOFF_BASE, RoundMachine
 
 ROUND_NAME, GAME_NAME = "python_zanzibar_round", "python_zanzibar"
@@ -122,6 +124,11 @@ class ZanzibarRoundGame(pyspiel.Game):
     def new_initial_state(self) -> ZanzibarState:
         return ZanzibarState(self)
 
+    def deserialize_state(self, text: str) -> ZanzibarState:
+        """The state :meth:`ZanzibarState.serialize` wrote: actions replayed, never unpickled
+        (:mod:`~zanzibar_env.envs.openspiel.serial`); ``ValueError`` for any other string."""
+        return serial.deserialize(self, text)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         return Observer(params)
 
@@ -183,7 +190,55 @@ class ZanzibarState(pyspiel.State):
         if self.fixed.whole_game and self.round.done:
             self._next_round()
 
+    def serialize(self) -> str:
+        """The actions played, as data (``zanzibar-state 1``; :mod:`~zanzibar_env.envs.openspiel.serial`)."""
+        return serial.serialize(self)
+
+    def _seat(self, player: Any, what: str) -> int:
+        """``player`` (``None``: the seat to act) if it is a seat of this table, else ``ValueError``."""
+        n = self.round.n
+        if player is None:
+            player = self.current_player()
+            if not 0 <= player < n:
+                raise ValueError(
+                    f"{what}() with no player at a node where no seat acts: pass a seat 0..{n - 1}"
+                )
+        if not is_int(player) or not 0 <= player < n:
+            raise ValueError(
+                f"{what}: player must be a seat 0..{n - 1} of this {n}-player game, got {show(player)}"
+            )
+        return int(player)
+
+    def apply_action(self, action: Any) -> None:
+        """OpenSpiel's ``apply_action``, with an action that is not an integer id refused in words."""
+        if not is_int(action) or not 0 <= action < MAX_CHANCE_OUTCOMES:
+            raise ValueError(f"action must be an integer id 0..{MAX_CHANCE_OUTCOMES - 1}, got {show(action)}")
+        super().apply_action(int(action))
+
+    def legal_actions(self, player: Any = None) -> list[int]:
+        if player is None:
+            return list(super().legal_actions())
+        return list(super().legal_actions(self._seat(player, "legal_actions")))
+
+    def observation_tensor(self, player: Any = None) -> list[float]:
+        return list(super().observation_tensor(self._seat(player, "observation_tensor")))
+
+    def information_state_tensor(self, player: Any = None) -> list[float]:
+        return list(super().information_state_tensor(self._seat(player, "information_state_tensor")))
+
+    def observation_string(self, player: Any = None) -> str:
+        return str(super().observation_string(self._seat(player, "observation_string")))
+
+    def information_state_string(self, player: Any = None) -> str:
+        return str(super().information_state_string(self._seat(player, "information_state_string")))
+
     def _action_to_string(self, player: int, action: int) -> str:
+        if not 0 <= action < MAX_CHANCE_OUTCOMES:
+            raise ValueError(
+                f"action {action} is not an action id of Zanzibar (0..{MAX_CHANCE_OUTCOMES - 1})"
+            )
+        if player != int(pyspiel.PlayerId.CHANCE) and action >= NUM_ACTIONS:
+            raise ValueError(f"action {action} is not a hold mask 0..{NUM_ACTIONS - 1}")
         if player != int(pyspiel.PlayerId.CHANCE):
             kept = [i for i in range(3) if action >> i & 1]
             return "stop" if action == 7 else f"keep sorted dice {kept}" if kept else "re-throw all"
