@@ -39,11 +39,9 @@ def openspiel_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Cas
         texts.append(
             f"{HEADER}\nhistory=" + ",".join(str(int(v)) for v in rng.integers(0, 400, rng.integers(0, 6)))
         )
-    for text in texts:
-        valid = text in (f"{HEADER}\nhistory=", f"{HEADER}\nhistory=5")
-        yield Case(
-            f"deserialize_state({text[:30]!r})", lambda t=text: game.deserialize_state(t), bad=not valid
-        )
+    for k, text in enumerate(texts):  # (a random history may be legal: either outcome, but no traceback)
+        bad = k < 8 and text not in (f"{HEADER}\nhistory=", f"{HEADER}\nhistory=5")
+        yield Case(f"deserialize_state({text[:30]!r})", lambda t=text: game.deserialize_state(t), bad=bad)
     for value in [*VALUES[:10], 0, 1, 2, -1, 5, np.int64(1)] + [_pick(rng, VALUES) for _ in range(n)]:
         ok = _int(value, 0, 1)
         yield Case(f"observation_tensor({value!r})", lambda v=value: state.observation_tensor(v), bad=not ok)
