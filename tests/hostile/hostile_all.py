@@ -12,5 +12,6 @@ from .hostile_cases import GENERATORS as _BASE
 from .hostile_faults import GENERATORS as _FAULTS
 from .hostile_files import GENERATORS as _FILES
 from .hostile_game import GENERATORS as _GAME
+from .hostile_surfaces import GENERATORS as _SURFACES
 
-GENERATORS = (*_BASE, *_API, *_GAME, *_FILES, *_FAULTS)
+GENERATORS = (*_BASE, *_API, *_GAME, *_FILES, *_FAULTS, *_SURFACES)

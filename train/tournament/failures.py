@@ -18,7 +18,7 @@ from zanzibar_env.core import kernel as K
 EXIT_AGENT_FAILED = 3
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(ValueError):
     """An agent raised or answered badly in a game: ``agent`` (its name), ``game``, ``deal``, ``seat``."""
 
     def __init__(self, agent: str, game: int, deal: int, seat: int, cause: BaseException) -> None:
@@ -32,7 +32,7 @@ class AgentFailed(RuntimeError):
 
 def _rebuild(message: str, agent: str, game: int, deal: int, seat: int) -> AgentFailed:
     e = AgentFailed.__new__(AgentFailed)
-    RuntimeError.__init__(e, message)
+    ValueError.__init__(e, message)
     e.agent, e.game, e.deal, e.seat = agent, game, deal, seat
     return e
 

@@ -138,7 +138,8 @@ def _check_bits(name: str, value: Any) -> None:
         return
     v = np.asarray(value)
     lo, hi = RANGES[name]
-    if v.dtype.kind not in "iub" or (v.size and (v.min() < lo or v.max() > hi)):
+    kinds = "iub" if BITS[name].flag else "iu"  # (a bool only for a flag)
+    if v.dtype.kind not in kinds or (v.size and (v.min() < lo or v.max() > hi)):
         raise ValueError(f"State.{name} must hold integers {lo}..{hi}, got {str(value)[:60]}")
 
 

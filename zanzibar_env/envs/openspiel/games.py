@@ -17,7 +17,8 @@ from ...core.game import check_num_players
 from ...core.kernel import NUM_ACTIONS, chips_of_category, lives_lost_by_rank
 from ...core.observation import OBS_SIZE, encoder
 from ...core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, load_ruleset
-from . import serial
+from .serial import deserialize as _deserialize
+from .serial import serialize as _serialize
 from ._round import DICE_OUTCOMES, MAX_CHANCE_OUTCOMES, ROLLOFF_BASE, RoundMachine
 
 ROUND_NAME, GAME_NAME = "python_zanzibar_round", "python_zanzibar"
@@ -127,7 +128,7 @@ class ZanzibarRoundGame(pyspiel.Game):
     def deserialize_state(self, text: str) -> ZanzibarState:
         """The state :meth:`ZanzibarState.serialize` wrote: actions replayed, never unpickled
         (:mod:`~zanzibar_env.envs.openspiel.serial`); ``ValueError`` for any other string."""
-        return serial.deserialize(self, text)
+        return _deserialize(self, text)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         return Observer(params)
@@ -192,7 +193,7 @@ class ZanzibarState(pyspiel.State):
 
     def serialize(self) -> str:
         """The actions played, as data (``zanzibar-state 1``; :mod:`~zanzibar_env.envs.openspiel.serial`)."""
-        return serial.serialize(self)
+        return _serialize(self)
 
     def _seat(self, player: Any, what: str) -> int:
         """``player`` (``None``: the seat to act) if it is a seat of this table, else ``ValueError``."""
