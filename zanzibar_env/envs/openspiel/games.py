@@ -17,9 +17,9 @@ from ...core.game import check_num_players
 from ...core.kernel import NUM_ACTIONS, chips_of_category, lives_lost_by_rank
 from ...core.observation import OBS_SIZE, encoder
 from ...core.rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset, load_ruleset
+from ._round import DICE_OUTCOMES, MAX_CHANCE_OUTCOMES, ROLLOFF_BASE, RoundMachine
 from .serial import deserialize as _deserialize
 from .serial import serialize as _serialize
-from ._round import DICE_OUTCOMES, MAX_CHANCE_OUTCOMES, ROLLOFF_BASE, RoundMachine
 
 ROUND_NAME, GAME_NAME = "python_zanzibar_round", "python_zanzibar"
 #: Parameters of both games (``max_rounds`` only of the whole game): ruleset name or YAML path, table
