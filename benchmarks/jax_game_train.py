@@ -85,7 +85,12 @@ def write_curve(rows: list[dict[str, Any]], out: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for r in rows:
         pts = [e for s, e in points if s == r["seed"]]
-        ax.plot([e["train_seconds"] for e in pts], [e["exploit_mean"] for e in pts], "o-", label=f"seed {r['seed']}")
+        ax.plot(
+            [e["train_seconds"] for e in pts],
+            [e["exploit_mean"] for e in pts],
+            "o-",
+            label=f"seed {r['seed']}",
+        )
     ax.axhline(OPTIMAL_ROUND_PLAY, color="k", ls="--", label="optimal (round play)")
     ax.set(xlabel="training wall time, s (evaluations excluded)", ylabel="exact game exploitability (mean)",
            yscale="log", title="2-player game learned from scratch (train/jax_game.py)")  # fmt: skip
@@ -95,7 +100,9 @@ def write_curve(rows: list[dict[str, Any]], out: Path) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.jax_game_train", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks.jax_game_train", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--seeds", type=int, default=5, help="train seeds 0 .. N-1 (default 5)")
     ap.add_argument("--jobs", type=int, default=1, help="seeds trained at once (default 1)")
     ap.add_argument("--config", default=None, help="experiment YAML (default: configs/jax_game_2p.yaml)")
@@ -117,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import jax
 
-    print(f"CPU: {cpu_model()}; JAX {jax.__version__} on {jax.devices()[0]}; load before: {load()}", flush=True)
+    print(
+        f"CPU: {cpu_model()}; JAX {jax.__version__} on {jax.devices()[0]}; load before: {load()}", flush=True
+    )
     cfgs = [dataclasses.replace(cfg, seed=s) for s in range(args.seeds)]
     if args.jobs == 1:
         rows = [one_seed(c) for c in cfgs]

@@ -120,7 +120,9 @@ class Trainer:
         self.na = int(self.after.max()) + 1  # afterstates per context
         ctx = np.arange(ix.num_rows // 56)  # a row's context: the row without its dice
         first = ctx < ix.first_rows // 56
-        self.pool_of = jnp.asarray(np.where(first, ctx % ix.u, ix.u + (ctx - ix.first_rows // 56) % (ix.nr * ix.pairs)))
+        self.pool_of = jnp.asarray(
+            np.where(first, ctx % ix.u, ix.u + (ctx - ix.first_rows // 56) % (ix.nr * ix.pairs))
+        )
         self.num_ctx, self.num_pool = len(ctx), ix.u + ix.nr * ix.pairs
 
     def init(self, key: jax.Array) -> Learner:
@@ -129,7 +131,9 @@ class Trainer:
         zeros = lambda *shape: jnp.zeros(shape, jnp.float32)  # noqa: E731  (separate buffers: all donated)
         share = lambda n: jnp.full((n * self.na, NC), 1.0 / NC, jnp.float32)  # noqa: E731
         n, p, stacks = self.num_ctx, self.num_pool, self.index.stacks
-        return Learner(share(n), zeros(n * self.na), share(p), zeros(p * self.na), zeros(stacks), zeros(stacks), env, k)
+        return Learner(
+            share(n), zeros(n * self.na), share(p), zeros(p * self.na), zeros(stacks), zeros(stacks), env, k
+        )
 
     def afterstates(self, rows: jax.Array, actions: jax.Array | None = None) -> tuple[jax.Array, jax.Array]:
         """``(own, pooled)`` afterstate numbers of every action (``[B, 8]``) or of ``actions`` (``[B]``)."""
@@ -201,7 +205,9 @@ class Trainer:
         where the round ends, the next decision's shares (seen from the other seat where it moves)."""
         lam, flip = self.cfg.lam, jnp.asarray(FLIP)
 
-        def back(carry: tuple[jax.Array, jax.Array], t: Step) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
+        def back(
+            carry: tuple[jax.Array, jax.Array], t: Step
+        ) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
             g_next, explore_next = carry
             mix = jnp.where(explore_next[:, None], t.next_psi, lam * g_next + (1.0 - lam) * t.next_psi)
             mix = jnp.where(t.same[:, None], mix, mix[:, flip])
@@ -263,7 +269,9 @@ def exact_game(agent: Any, ruleset: str) -> dict[str, float]:
     return {"exploit_first": ex["seat0"], "exploit_second": ex["seat1"], "exploit_mean": ex["average"]}
 
 
-def train(cfg: JaxGameConfig, log: Callable[[str], None] = print) -> tuple[np.ndarray, list[dict[str, float]]]:
+def train(
+    cfg: JaxGameConfig, log: Callable[[str], None] = print
+) -> tuple[np.ndarray, list[dict[str, float]]]:
     """Train from ``cfg``; returns the greedy actions and the evaluation rows (``timesteps``, ``games``,
     ``train_seconds``: wall time of training so far, compilation included, evaluations excluded,
     ``cpu_seconds`` likewise, and with ``eval_exact`` the exact game exploitability)."""
@@ -315,7 +323,12 @@ def run(
     path = run_dir / "policy.npz"
     save_table(path, actions, {"ruleset": cfg.ruleset, "seed": cfg.seed, "command": command,
                                "learner": "tabular self-play Q-learning (train/jax_game.py)"})  # fmt: skip
-    out: dict[str, Any] = {"seed": cfg.seed, **rows[-1], "run_dir": str(run_dir), "agent": f"game_table:{path}"}
+    out: dict[str, Any] = {
+        "seed": cfg.seed,
+        **rows[-1],
+        "run_dir": str(run_dir),
+        "agent": f"game_table:{path}",
+    }
     atomic_write_text(run_dir / "result.json", json.dumps(out, indent=2) + "\n")
     if log is not None:
         log(_summary(out))
@@ -323,7 +336,9 @@ def run(
 
 
 def _summary(out: dict[str, Any]) -> str:
-    line = f"trained {out['timesteps']:.0f} decisions ({out['games']:.0f} games) in {out['train_seconds']:.1f} s"
+    line = (
+        f"trained {out['timesteps']:.0f} decisions ({out['games']:.0f} games) in {out['train_seconds']:.1f} s"
+    )
     if "exploit_mean" in out:
         line += f"; exact game exploitability rolling first {out['exploit_first']:.6f}, second "
         line += f"{out['exploit_second']:.6f}, mean {out['exploit_mean']:.6f}"

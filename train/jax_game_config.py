@@ -30,7 +30,10 @@ class JaxGameConfig:
     ruleset: str = config_field("classic", "ruleset name from configs/rules/ (or a path to a ruleset YAML)")
     num_envs: int = config_field(4096, "parallel games (vmapped)", lo=1, hi=1 << 22)
     chunk: int = config_field(
-        64, "env steps per table between updates (one jitted call: a rollout, then its update)", lo=1, hi=1 << 20
+        64,
+        "env steps per table between updates (one jitted call: a rollout, then its update)",
+        lo=1,
+        hi=1 << 20,
     )
     # --- learning
     total_timesteps: int = config_field(
@@ -40,14 +43,19 @@ class JaxGameConfig:
         0.0, "stop once training (evaluations excluded) has run this long; 0 = no time limit", lo=0, hi=1e7
     )
     seed: int = config_field(0, "one seed for the envs and the exploration", lo=0, hi=2**31 - 1)
-    eps_start: float = config_field(0.5, "exploration: share of random legal actions at the start", lo=0, hi=1)
+    eps_start: float = config_field(
+        0.5, "exploration: share of random legal actions at the start", lo=0, hi=1
+    )
     eps_end: float = config_field(0.02, "... at the end of eps_decay", lo=0, hi=1)
     eps_decay: float = config_field(0.5, "share of total_timesteps over which eps falls linearly", lo=0, hi=1)
     alpha_min: float = config_field(
         0.002, "step size floor: a row-action's step is max(1 / its visits, alpha_min)", lo=0, hi=1
     )
     u_alpha_min: float = config_field(
-        0.01, "step size floor of the round-start values (visited by every round's first decision)", lo=0, hi=1
+        0.01,
+        "step size floor of the round-start values (visited by every round's first decision)",
+        lo=0,
+        hi=1,
     )
     kappa: float = config_field(
         100.0, "pseudo-visits of the stack-pooled estimate in each afterstate's (0: no pooling)", lo=0, hi=1e9
