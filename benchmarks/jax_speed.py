@@ -129,26 +129,29 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{name:40} {k:8d} {r:14,.0f} {r / ref if ref else float('nan'):9.2f}")
     print(f"\nthe compiled step of {a.envs[0]} tables (optimised HLO), vs {a.opponents[0]}:")
     print(
-        f"{'loops':>6} {'while loops':>11} {'fusions':>8} {'instructions':>12} {'event passes per call':>22}"
+        f"{'loops':>6} {'while loops':>11} {'fixed count':>11} {'fusions':>8} {'instructions':>12} "
+        f"{'event passes per call':>22}"
     )
     for loops in a.loops:
         env = Env(
             "classic", 2, opponents=a.opponents[0], episode="round", skip_no_decision=False, loops=loops
         )
-        w, f, i = hlo_counts(env, a.envs[0])
+        w, k, f, i = hlo_counts(env, a.envs[0])
         passes = f"{env.max_events} (fixed)" if loops == "fixed" else "until the decision"
-        print(f"{loops:>6} {w:>11} {f:>8} {i:>12} {passes:>22}")
+        print(f"{loops:>6} {w:>11} {k:>11} {f:>8} {i:>12} {passes:>22}")
 
 
-def hlo_counts(env: Env, n: int) -> tuple[int, int, int]:
-    """``(while loops, fusions, instructions)`` in the optimised HLO of ``n`` tables' auto-reset step."""
+def hlo_counts(env: Env, n: int) -> tuple[int, int, int, int]:
+    """``(while loops, of them with a known trip count, fusions, instructions)`` in the optimised HLO of
+    ``n`` tables' auto-reset step."""
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), n))
     action = jnp.zeros(n, jnp.int32)
     text = jax.jit(jax.vmap(env.step_autoreset)).lower(state, action).compile().as_text() or ""
-    whiles = len(re.findall(r"= [^=]*\bwhile\(", text))
-    fusions = len(re.findall(r"= [^=]*\bfusion\(", text))
+    whiles = len(re.findall(r"\swhile\(", text))  # (an instruction's shape may hold "/*index=5*/")
+    known = len(re.findall(r"known_trip_count", text))
+    fusions = len(re.findall(r"\sfusion\(", text))
     instructions = len(re.findall(r"^\s+(?:ROOT )?%?[\w.-]+ = ", text, re.M))
-    return whiles, fusions, instructions
+    return whiles, known, fusions, instructions
 
 
 def _pgx_rate(n: int, a: argparse.Namespace, game: str) -> float:
