@@ -154,7 +154,10 @@ class GameTableAgent(PolicyAgent):
         if (path is None) == (table is None):
             raise ValueError("GameTableAgent takes a policy file path or a table, one of the two")
         self.path = None if path is None else str(path)
-        self.actions, self.meta = load_table(path) if table is None else table
+        if table is None:
+            assert path is not None
+            table = load_table(path)
+        self.actions, self.meta = table
         self.index = GameIndex(self.meta["ruleset"])
         if self.actions.shape != (self.index.num_rows,):
             raise ValueError(f"a game table needs {self.index.num_rows} actions, got {self.actions.shape}")

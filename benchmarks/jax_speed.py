@@ -161,7 +161,7 @@ def _pgx_rate(n: int, a: argparse.Namespace, game: str) -> float:
     except ImportError:
         print(f"pgx is not installed: no {game} reference (pip install pgx)")
         return 0.0
-    env = pgx.make(game)  # type: ignore[arg-type]
+    env = pgx.make(game)
     return rate(
         jax_runner(env.init, auto_reset(env.step, env.init), n, a.chunk, keys=True), a.seconds, a.repeats
     )
