@@ -17,6 +17,10 @@ name                      what it is
 ``ppo_classic_4p_game``   4-player classic games against ``greedy``, ``threshold``, ``escape``
 ``ppo_game_4p_teacher``   4-player classic games at the table ``random``, ``optimal``, ``random``,
                           where it beats ``optimal``
+``jax_game_2p``           the whole 2-player classic game from 20-20, learned from scratch by
+                          ``python -m train.jax_game`` (no solver knowledge): a table of actions,
+                          ``NAME.npz``, played by :class:`~zanzibar_env.agents.game_table_agent.GameTableAgent`
+                          (numpy only, no torch)
 ========================  ====================================================================
 """
 
@@ -32,9 +36,20 @@ from zanzibar_env.models import MODEL_DIR
 BASELINES = ("ppo_classic_2p", "ppo_game_2p", "ppo_classic_4p_game", "ppo_game_4p_teacher")
 
 
+#: Shipped baselines that are game tables (``NAME.npz``), not SB3 models.
+TABLE_BASELINES = ("jax_game_2p",)
+
+
 def available() -> list[str]:
-    """The names of the shipped baselines."""
+    """The names of the shipped SB3 baselines (the game tables: :data:`TABLE_BASELINES`)."""
     return list(BASELINES)
+
+
+def table_path(name: str) -> Path:
+    """The policy file of game-table baseline ``name`` (``ValueError`` naming them if there is none)."""
+    if name not in TABLE_BASELINES:
+        raise ValueError(f"no shipped game table {name!r}; the game tables are {', '.join(TABLE_BASELINES)}")
+    return MODEL_DIR / f"{name}.npz"
 
 
 def model_path(name: str) -> Path:
@@ -46,7 +61,8 @@ def model_path(name: str) -> Path:
 
 def provenance(name: str) -> dict[str, Any]:
     """What baseline ``name`` is: its ``NAME.json`` (command, config, seed, commit, measured figures)."""
-    return json.loads(model_path(name).with_suffix(".json").read_text())
+    path = table_path(name) if name in TABLE_BASELINES else model_path(name)
+    return json.loads(path.with_suffix(".json").read_text())
 
 
 def load(name: str, seed: int | None = None) -> Any:
@@ -77,3 +93,12 @@ def ppo_classic_4p_game(seed: int | None = None) -> Any:
 def ppo_game_4p_teacher(seed: int | None = None) -> Any:
     """The shipped 4-player game model trained at the table random, optimal, random."""
     return load("ppo_game_4p_teacher", seed)
+
+
+def jax_game_2p(seed: int | None = None) -> Any:
+    """The shipped 2-player game table learned from scratch (see the module table)."""
+    from zanzibar_env.agents.game_table_agent import GameTableAgent
+
+    agent = GameTableAgent(table_path("jax_game_2p"), seed=seed)
+    agent.name = "jax_game_2p"
+    return agent

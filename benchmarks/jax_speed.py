@@ -7,16 +7,26 @@ legal ones (``jax.random.categorical`` on the mask) inside the loop; a step of `
 steps. The Zanzibar env plays 2-player classic round episodes against each ``--opponents`` (the bots
 play inside the step and are not counted as steps); the numpy vector env
 (:class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv`, same game, same opponents, random legal actions)
-and Pgx's ``tic_tac_toe`` (``pgx.experimental.auto_reset``) run at the same batch sizes. Compilation is
-done before timing. Prints the CPU model, the JAX device, and steps/s (best of ``--repeats``) with the
-ratio to Pgx's tic-tac-toe.
+and Pgx's ``tic_tac_toe`` and ``backgammon`` (``pgx.experimental.auto_reset``) run at the same batch
+sizes. Compilation is done before timing. Prints the CPU model, the JAX device, and steps/s (best of
+``--repeats``) with the ratio to Pgx's tic-tac-toe.
 
-Run: ``python -m benchmarks.jax_speed [--envs 4096 16384] [--opponents optimal random] [--seconds 3]``
+Each Zanzibar row is played with each ``--loops`` form of the step (``Env(loops=...)``: ``while``, the
+early-exit loops used on CPU, and ``fixed``, the masked fixed-count event loop used on accelerators),
+in the same run. Below the speeds, for each form, what the compiled step of ``--envs[0]`` tables is
+made of (from XLA's optimised HLO, the same on any device): its ``while`` loops (a ``fori_loop`` of
+fixed count is one too, but its trip count is known), the fusions and other instructions (the
+kernels a GPU launches per pass), and the passes of the event loop per call (the fixed form: always
+``num_players * max_rolls``).
+
+Run: ``python -m benchmarks.jax_speed [--envs 4096 16384] [--opponents optimal random] [--seconds 3]
+[--loops while fixed]``
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -93,35 +103,65 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="timing per figure")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy vector env")
+    p.add_argument("--loops", nargs="+", default=["while", "fixed"], choices=["while", "fixed"])
+    p.add_argument("--no-backgammon", action="store_true", help="skip Pgx's backgammon")
     a = p.parse_args(argv)
     print(f"CPU: {cpu_model()} ({jax.local_device_count()} JAX device(s))")
     print(f"JAX device: {jax.devices()[0].device_kind} ({jax.default_backend()}); jax {jax.__version__}")
     rows: list[tuple[str, int, float]] = []
     for n in a.envs:
-        ref = _pgx_rate(n, a)
+        ref = _pgx_rate(n, a, "tic_tac_toe")
         rows.append(("pgx tic_tac_toe", n, ref))
+        if not a.no_backgammon:
+            rows.append(("pgx backgammon", n, _pgx_rate(n, a, "backgammon")))
         for opp in a.opponents:
-            env = Env("classic", 2, opponents=opp, episode="round", skip_no_decision=False)
-            go = jax_runner(env.init, env.step_autoreset, n, a.chunk, keys=False)
-            rows.append((f"zanzibar_env.jax vs {opp}", n, rate(go, a.seconds, a.repeats)))
+            for loops in a.loops:
+                env = Env("classic", 2, opponents=opp, episode="round", skip_no_decision=False, loops=loops)
+                go = jax_runner(env.init, env.step_autoreset, n, a.chunk, keys=False)
+                rows.append((f"zanzibar_env.jax vs {opp}, {loops}", n, rate(go, a.seconds, a.repeats)))
             if not a.no_numpy:
                 rows.append(
                     (f"numpy vector env vs {opp}", n, rate(vector_runner(n, opp), a.seconds, a.repeats))
                 )
-        print(f"\n{'env (2-player classic round)':34} {'envs':>6} {'steps/s':>12} {'x pgx ttt':>9}")
+        print(f"\n{'env (2-player classic round)':40} {'envs':>8} {'steps/s':>14} {'x pgx ttt':>9}")
         for name, k, r in rows:
             if k == n:
-                print(f"{name:34} {k:6d} {r:12,.0f} {r / ref if ref else float('nan'):9.2f}")
+                print(f"{name:40} {k:8d} {r:14,.0f} {r / ref if ref else float('nan'):9.2f}")
+    print(f"\nthe compiled step of {a.envs[0]} tables (optimised HLO), vs {a.opponents[0]}:")
+    print(
+        f"{'loops':>6} {'while loops':>11} {'fixed count':>11} {'fusions':>8} {'instructions':>12} "
+        f"{'event passes per call':>22}"
+    )
+    for loops in a.loops:
+        env = Env(
+            "classic", 2, opponents=a.opponents[0], episode="round", skip_no_decision=False, loops=loops
+        )
+        w, k, f, i = hlo_counts(env, a.envs[0])
+        passes = f"{env.max_events} (fixed)" if loops == "fixed" else "until the decision"
+        print(f"{loops:>6} {w:>11} {k:>11} {f:>8} {i:>12} {passes:>22}")
 
 
-def _pgx_rate(n: int, a: argparse.Namespace) -> float:
+def hlo_counts(env: Env, n: int) -> tuple[int, int, int, int]:
+    """``(while loops, of them with a known trip count, fusions, instructions)`` in the optimised HLO of
+    ``n`` tables' auto-reset step."""
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), n))
+    action = jnp.zeros(n, jnp.int32)
+    text = jax.jit(jax.vmap(env.step_autoreset)).lower(state, action).compile().as_text() or ""
+    whiles = len(re.findall(r"\swhile\(", text))  # (an instruction's shape may hold "/*index=5*/")
+    known = len(re.findall(r"known_trip_count", text))
+    fusions = len(re.findall(r"\sfusion\(", text))
+    instructions = len(re.findall(r"^\s+(?:ROOT )?%?[\w.-]+ = ", text, re.M))
+    return whiles, known, fusions, instructions
+
+
+def _pgx_rate(n: int, a: argparse.Namespace, game: str) -> float:
     try:
         import pgx
         from pgx.experimental import auto_reset
     except ImportError:
-        print("pgx is not installed: no tic-tac-toe reference (pip install pgx)")
+        print(f"pgx is not installed: no {game} reference (pip install pgx)")
         return 0.0
-    env = pgx.make("tic_tac_toe")
+    env = pgx.make(game)
     return rate(
         jax_runner(env.init, auto_reset(env.step, env.init), n, a.chunk, keys=True), a.seconds, a.repeats
     )

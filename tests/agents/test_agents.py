@@ -227,3 +227,12 @@ def test_optimal_is_lazy_and_missing_module_is_a_clear_error(monkeypatch: pytest
     monkeypatch.setattr(registry, "_RUNTIME", {})  # forget a factory an earlier test in this worker loaded
     with pytest.raises(ValueError, match="agent 'optimal' is not available"):
         make_agent("optimal")
+
+
+def test_a_module_attr_spec_is_not_listed_as_a_registered_bot() -> None:
+    """Loading ``module:Attr`` once does not make it a registered name (other code enumerates those)."""
+    from zanzibar_env.core.registry import available_agents, make_agent
+
+    before = set(available_agents())
+    make_agent("tests.hostile.hostile_bots:Stopper")
+    assert set(available_agents()) == before

@@ -1,7 +1,7 @@
-"""Generators of hostile inputs to the newer surfaces for :mod:`tests.hostile`: OpenSpiel state strings and
+"""Generators of hostile inputs to the newer surfaces for :mod:`tests.hostile.hostile`: OpenSpiel state strings and
 players, the JAX state's bit fields and env options, and agents used on rules they were not made for.
 
-The same conventions as :mod:`tests.hostile_api`: curated cases first, then ``n`` random ones, each judged
+The same conventions as :mod:`tests.hostile.hostile_api`: curated cases first, then ``n`` random ones, each judged
 by the documented rule (a valid input must be accepted, any other must get one clear ``ValueError``)."""
 
 from __future__ import annotations

@@ -50,12 +50,12 @@ def _skips(case: int) -> bool:
 
 
 @cache
-def _compiled(case: int) -> tuple[Env, Any, Any]:
+def _compiled(case: int, loops: str = "while") -> tuple[Env, Any, Any]:
     name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
     rules = load_ruleset(name, **over)
     env = Env(
         rules, n, opponents=opp, seat=seat, reward=reward, episode=episode, max_rounds=max_rounds,
-        skip_no_decision=_skips(case),
+        skip_no_decision=_skips(case), loops=loops,
     )  # fmt: skip
     return env, jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step_autoreset))
 
@@ -64,12 +64,13 @@ def _compiled(case: int) -> tuple[Env, Any, Any]:
 FAST_CASES = (0, 1)
 
 
+@pytest.mark.parametrize("loops", ["while", "fixed"])  # the CPU's loops, and the accelerators' (forced)
 @pytest.mark.parametrize(
     "case", [c if c in FAST_CASES else pytest.param(c, marks=pytest.mark.slow) for c in range(len(CASES))]
 )
-def test_jax_env_plays_the_vector_envs_game(case: int) -> None:
+def test_jax_env_plays_the_vector_envs_game(case: int, loops: str) -> None:
     name, over, n, opp, seat, reward, episode, max_rounds = CASES[case]
-    _env, init, step = _compiled(case)
+    _env, init, step = _compiled(case, loops)
     faces = np.random.default_rng(case).integers(1, 7, (ROWS, FACES))
     vec = ZanzibarVectorEnv(
         ROWS, load_ruleset(name, **over), n, opponents=opp, seat=seat, reward=reward, episode=episode,
@@ -178,6 +179,9 @@ def test_bad_arguments_name_the_problem() -> None:
         Env("classic", 3, opponents=["greedy"])
     with pytest.raises(ValueError, match="max_rolls"):
         Env(load_ruleset("classic", max_rolls=1), 2)
+    with pytest.raises(ValueError, match="loops must be one of"):
+        Env("classic", 2, loops="gpu")
+    assert Env("classic", 2).loops == ("while" if jax.default_backend() == "cpu" else "fixed")
 
 
 def test_bit_fields_hold_their_whole_ranges_and_leave_their_neighbours_alone() -> None:

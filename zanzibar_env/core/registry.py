@@ -136,9 +136,15 @@ def load_object(target: str, *, what: str, extra: str | None = None) -> Any:
     return obj
 
 
+#: Classes loaded from ``module:Attr`` specs (kept apart: they are not registered names).
+_LOADED_OBJECTS: dict[str, Callable[..., Any]] = {}
+
+
 def _factory(name: str) -> Callable[..., Any] | None:
     if name in _RUNTIME:
         return _RUNTIME[name]
+    if name in _LOADED_OBJECTS:
+        return _LOADED_OBJECTS[name]
     ep = _entry_points().get(name)
     if ep is not None:
         target, what = ep.value.split("[")[0].strip(), f"agent {name!r}"
@@ -154,7 +160,7 @@ def _factory(name: str) -> Callable[..., Any] | None:
         raise ValueError(f"{what} is not available: cannot load {target} ({e})") from None
     if not callable(factory):
         raise ValueError(f"{what} is not available: {target} is not callable")
-    _RUNTIME[name] = factory
+    (_RUNTIME if ep is not None else _LOADED_OBJECTS)[name] = factory
     return factory
 
 

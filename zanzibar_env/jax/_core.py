@@ -31,13 +31,17 @@ class Core:
 
     ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"chips"`` or ``"win"``) and ``max_rounds``
     are as the vector env's; ``learner`` says whose episode ends when a seat is out of lives (``True``:
-    the seat in ``State.seat``, the envs' learner; ``False``: the game's, every seat played by the caller).
+    the seat in ``State.seat``, the envs' learner; ``False``: the game's, every seat played by the caller);
+    ``rolloff_unroll``: roll-off rounds played as masked straight-line code before the ``while_loop``
+    that finishes the rare longer ones (0: the loop alone).
     """
 
     def __init__(
-        self, ruleset: Ruleset, num_players: int, episode: str, reward: str, max_rounds: int, learner: bool
-    ) -> None:
+        self, ruleset: Ruleset, num_players: int, episode: str, reward: str, max_rounds: int, learner: bool,
+        rolloff_unroll: int = 0,
+    ) -> None:  # fmt: skip
         r, t = ruleset, ruleset.table
+        self.rolloff_unroll = rolloff_unroll
         self.rules, self.n, self.episode, self.reward = r, num_players, episode, reward
         self.max_rounds, self.learner = max_rounds, learner
         self.lives, self.chips = r.stake == "lives", r.stake == "chips"
@@ -173,7 +177,12 @@ class Core:
             d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
             return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        t, draws, at = lax.while_loop(lambda c: c[0].sum() > 1, body, (jnp.stack(tied), s.draws, s.dice_at))
+        more = lambda c: c[0].sum() > 1  # noqa: E731
+        c = (jnp.stack(tied), s.draws, s.dice_at)
+        for _ in range(self.rolloff_unroll):  # (a roll-off of two seats ends in one round 35 times in 36)
+            go = more(c)
+            c = jax.tree.map(lambda x, y, go=go: jnp.where(go, x, y), body(c), c)
+        t, draws, at = lax.while_loop(more, body, c)
         return s.replace(draws=draws, dice_at=at), list(t)
 
     def settle(self, s: State, due: Any) -> State:

@@ -68,7 +68,12 @@ class Env:
     ``max_rounds`` as the vector env; ``opponents``: ``"random"``, a bot name or bot object that offers
     ``policy_table(ruleset, num_players)`` (``greedy``, ``threshold``, ``escape``, ``optimal``), a
     :class:`~zanzibar_env.core.policy_table.PolicyTable`, a list of those (one per other seat,
-    clockwise after the learner), or ``None`` (self-play); ``illegal_action_penalty`` (default -1.0).
+    clockwise after the learner), or ``None`` (self-play); ``illegal_action_penalty`` (default -1.0);
+    ``loops``: how the step plays the events between two decisions: ``"while"`` (a ``lax.while_loop``
+    that stops at the decision: least work, best on CPU), ``"fixed"`` (a loop of ``num_players *
+    max_rolls`` masked passes, the most a round's turns can take, and roll-offs unrolled twice before a
+    rare ``while_loop``: no data-dependent trip count, what accelerators prefer) or ``"auto"`` (default:
+    ``"while"`` on CPU, ``"fixed"`` elsewhere, by ``jax.default_backend()``). Both play the same game.
 
     ## Version History
     * v1: initial version (the game of the vector env v1).
@@ -88,8 +93,12 @@ class Env:
         max_rounds: int | None = None,
         illegal_action_penalty: float = -1.0,
         skip_no_decision: bool = True,
+        loops: str = "auto",
     ) -> None:
         rules, n, fixed = U.check_common(ruleset, num_players, seat, reward, episode)
+        if loops not in LOOPS:
+            raise ValueError(f"loops must be one of {', '.join(map(repr, LOOPS))}, got {loops!r}")
+        self.loops = loops if loops != "auto" else ("while" if jax.default_backend() == "cpu" else "fixed")
         if rules.max_rolls < 2:
             raise ValueError(f"ruleset {rules.name!r} has max_rolls {rules.max_rolls}: no decision to take")
         check_float(illegal_action_penalty, "illegal_action_penalty")
@@ -100,7 +109,8 @@ class Env:
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
-        self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play)
+        self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play,
+                         rolloff_unroll=2 if self.loops == "fixed" else 0)  # fmt: skip
         self.enc = JaxEncoder(rules, n)
         self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
         opp = "self-play" if self.self_play else ",".join(p.name or p.kind for p in self.opponents)
@@ -273,7 +283,17 @@ class Env:
             return t, is_end & last
 
         cond = lambda c: ~(self._waits(c[0]) | _over(c[0]) | c[1])  # noqa: E731
-        return lax.while_loop(cond, body, (s, jnp.bool_(False)))
+        if self.loops == "while":
+            return lax.while_loop(cond, body, (s, jnp.bool_(False)))
+        # fixed: every pass is one event (a turn recorded, or an opponent's decision), so a round's turns
+        # take at most num_players * max_rolls passes; passes after the stop change nothing
+        masked = lambda _, c: where(cond(c), body(c), c)  # noqa: E731
+        return lax.fori_loop(0, self.max_events, masked, (s, jnp.bool_(False)))
+
+    @property
+    def max_events(self) -> int:
+        """The most passes of the event loop between two stops (each seat: its decisions and its record)."""
+        return self._n * self.rules.max_rolls
 
     def _again(self, s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[State, tuple[Any, Any, Any, Any]]:
         """A new episode after one that ended in this step; keeps the first ended episode's report."""
@@ -306,6 +326,10 @@ class Env:
             s2, ak = p(s)
             s, a = where(mine, s2, s), jnp.where(mine, ak, a)
         return s, a
+
+
+#: Values of ``Env(loops=...)``.
+LOOPS = ("auto", "while", "fixed")
 
 
 def _over(s: State) -> Any:
