@@ -236,3 +236,12 @@ def test_a_module_attr_spec_is_not_listed_as_a_registered_bot() -> None:
     before = set(available_agents())
     make_agent("tests.hostile.hostile_bots:Stopper")
     assert set(available_agents()) == before
+
+
+def test_bot_lists_in_messages_come_from_the_registry() -> None:
+    """Messages that list bots read them from the registry (a bot registered later is listed too)."""
+    from zanzibar_env.core.registry import agents_with, available_agents, spec_help
+
+    assert set(agents_with("policy_table")) >= {"random", "greedy", "threshold", "escape", "optimal"}
+    assert set(agents_with("policy_table")) <= set(available_agents())
+    assert all(name in spec_help() for name in available_agents())

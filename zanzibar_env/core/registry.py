@@ -201,6 +201,20 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
         raise ValueError(f"{e}; {available_text()}") from None
 
 
+def agents_with(attribute: str) -> list[str]:
+    """The registered bot names whose class defines ``attribute`` (e.g. ``policy_table``: the bots that
+    can play inside the JAX step), read from the registry without making the agents."""
+    found = []
+    for name in available_agents():
+        try:
+            factory = _factory(name)
+        except ValueError:
+            continue
+        if isinstance(factory, type) and callable(getattr(factory, attribute, None)):
+            found.append(name)
+    return found
+
+
 def declared_table_sizes(name: str) -> tuple[int, ...] | None:
     """The table sizes the registered agent ``name`` declares on its class (``table_sizes``), read without
     making the agent; ``None`` if it declares none (or is not a registered name)."""

@@ -18,6 +18,7 @@ from ..core.checks import check_bool, check_float
 from ..core.observation import OBS_SIZE
 from ..core.policy_table import PolicyTable
 from ..core.provenance import ruleset_digest
+from ..core.registry import agents_with
 from ..envs import _envutil as U
 from ._core import I32, Core, where
 from ._obs import JaxEncoder
@@ -405,7 +406,7 @@ def _table_of(spec: Any, rules: Any, n: int) -> PolicyTable:
     if make is None:
         raise ValueError(
             f"opponent {spec!r} cannot play inside the JAX step (it has no policy_table(ruleset, num_players)); "
-            "JAX opponents: random, greedy, threshold, escape, optimal, or a PolicyTable"
+            f"JAX opponents: {', '.join(agents_with('policy_table'))}, or a PolicyTable"
         )
     return make(rules, n)
 
