@@ -29,6 +29,7 @@ import numpy as np
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 from zanzibar_env.core.safe_load import read_json
@@ -261,7 +262,9 @@ def format_table(result: dict[str, float]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.evaluate"), description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("target", help="a model .zip or a run directory")
     ap.add_argument("--games", type=int_at_least(1), default=1000, help="episodes against each baseline bot")
     ap.add_argument(

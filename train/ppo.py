@@ -50,14 +50,16 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 from zanzibar_env.train.config import check_config, seat_split
+from zanzibar_env.train.config.options import add_config_options, keys_help
 from zanzibar_env.train.config.training import (
+    DEFAULT_CONFIG,
     TrainConfig,
     apply,
-    describe_fields,
     load_config,
     read_yaml,
     save_config,
@@ -99,17 +101,17 @@ RESUME_FIXED = (
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(
-        prog="python -m train.ppo",
+        prog=command_prog("zanzibar_env.train.ppo"),
         description="Train PPO on Zanzibar from a YAML config.",
-        epilog="config keys (YAML file or --set key=value):\n"
-        + describe_fields()
+        epilog=keys_help(TrainConfig, load_config, argv, DEFAULT_CONFIG.stem)
         + "\n\nexit codes: 0 done; 1 a disk error while training (one line naming the path); 2 a bad config "
         "or --resume, or a run directory another process trains in (nothing written); 130 Ctrl-C, 143 "
         "SIGTERM (model.zip saved; --resume continues; a second Ctrl-C stops at once, no checkpoint).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
+    add_config_options(ap, "ppo_", DEFAULT_CONFIG.stem)
     ap.add_argument(
         "--set",
         dest="overrides",
@@ -418,7 +420,7 @@ def _run(cfg: TrainConfig, run_dir: Path, resume: bool, guard: SignalGuard) -> i
     if guard.caught:
         print(
             f"interrupted by {guard.name} at step {model.num_timesteps}: checkpoint saved to "
-            f"{run_dir / 'model.zip'}; continue with: python -m train.ppo --resume {run_dir}",
+            f"{run_dir / 'model.zip'}; continue with: {command_prog('zanzibar_env.train.ppo')} --resume {run_dir}",
             file=sys.stderr,
         )
         return guard.exit_code

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.train.results import pin_cpu_kernels
 
 
@@ -46,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sb3_contrib import MaskablePPO
 
     ALGOS.setdefault("ppo_mask", MaskablePPO)
-    sys.argv = ["python -m train.rl_zoo", *zoo_args(sys.argv[1:] if argv is None else argv)]
+    sys.argv = [command_prog("zanzibar_env.train.rl_zoo"), *zoo_args(sys.argv[1:] if argv is None else argv)]
     rl_zoo3.train.train()
     return 0
 

@@ -217,7 +217,8 @@ def test_cli_version_and_commands(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--version"])
     assert capsys.readouterr().out.strip() == f"zanzibar-env {zz.__version__}"
     assert set(cli.COMMANDS) == {
-        "play", "replay", "render", "train", "evaluate", "exact-eval", "tournament", "sweep", "solve", "zoo"
+        "play", "replay", "render", "train", "evaluate", "exact-eval", "tournament", "sweep", "solve", "zoo",
+        "jax-train", "seeds", "game-curve", "rllib", "bench",
     }  # fmt: skip
     for name, (module, _extra, _text) in cli.COMMANDS.items():
         assert callable(zz.core.registry.load_object(f"{module}:main", what=name)), name

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.registry import spec_help
 from zanzibar_env.train.results import pin_cpu_kernels
 from zanzibar_env.train.tournament.play import (
@@ -40,7 +41,7 @@ earlier outputs are replaced only as a whole (and only with --force).
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m train.tournament",
+        prog=command_prog("zanzibar_env.train.tournament"),
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
