@@ -30,6 +30,7 @@ from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 from zanzibar_env.core.safe_load import read_json
@@ -310,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
+        preflight("evaluate", extras=("train", "tournament") if args.tournament_games > 0 else ("train",))
         model_path, cfg, model, out = prepare(args)
     except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
         print(f"error: {e}", file=sys.stderr)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import check_output
 from zanzibar_env.train.config.training import TrainConfig, apply, read_yaml
 from zanzibar_env.train.exact_eval import game_figures
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     args = ap.parse_args(argv)
     try:
+        preflight("game-curve", inputs=args.runs)
         if args.label and len(args.label) != len(args.runs):
             raise ValueError(f"give one --label per run ({len(args.runs)}), got {len(args.label)}")
         check_output(args.out, force=args.force, what="--out")

@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.extras import requires_extra
 
 with requires_extra("jax", "the JAX PPO (train/jax_ppo.py)"):
@@ -395,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad config)."""
     args = parse_args(argv)
     try:
+        preflight("jax-train")
         cfg = load_jax_config(args.config, args.overrides)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

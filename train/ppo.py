@@ -51,6 +51,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
@@ -392,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     guard = SignalGuard()
     with guard:
         try:
+            preflight("train")  # its extras, before the config is read or a run directory made
             cfg, run_dir = _start(args, argv)
         except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
             print(

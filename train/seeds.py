@@ -32,6 +32,7 @@ from typing import Any
 
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 from zanzibar_env.train.config import load_config, parse_override
 from zanzibar_env.train.config.options import add_config_options
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
+        preflight("seeds")
         seeds = check(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

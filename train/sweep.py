@@ -45,6 +45,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text, check_output, check_writable_dir, disk_error
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
@@ -282,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     overrides = {k: v for k, v in (("out_dir", args.out_dir), ("best_config", args.best_config)) if v}
     try:
+        preflight("sweep")
         sweep = load_sweep(args.config, overrides)
         sweep_dir = (Path(sweep.out_dir) / sweep.name).resolve()
         started = (sweep_dir / "tune").exists()

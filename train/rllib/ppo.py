@@ -37,6 +37,7 @@ import yaml
 from zanzibar_env.configs import CONFIG_DIR, resolve_config
 from zanzibar_env.core.interrupts import run_command
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
+        preflight("rllib")
         cfg = load(args.config, args.overrides)
     except (ValueError, OSError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)

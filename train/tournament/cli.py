@@ -13,6 +13,7 @@ from pathlib import Path
 
 from zanzibar_env.core.interrupts import EXIT_INTERRUPTED
 from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.registry import spec_help
 from zanzibar_env.train.results import pin_cpu_kernels
 from zanzibar_env.train.tournament.play import (
@@ -76,7 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = build_parser().parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    try:
+    try:  # extras (openskill: the ratings are computed after the last game), agents, --out: before any game
+        preflight("tournament", extras=("tournament", "ray") if args.backend == "ray" else ("tournament",))
         plan = plan_tournament(
             agents,
             players=args.players,
