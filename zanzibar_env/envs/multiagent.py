@@ -1,4 +1,9 @@
-"""The PettingZoo AEC env: every seat is an agent (self-play research), over the pure rules engine."""
+"""The PettingZoo AEC env: every seat is an agent (self-play research), over the pure rules engine.
+
+Laid out as PettingZoo's own envs are: ``env`` (the wrapped AEC env), ``raw_env`` (the AEC class) and
+``parallel_env`` (the parallel API, :mod:`zanzibar_env.envs.parallel`) are all names of this module,
+so ``pettingzoo.test``'s checks that take a module (``max_cycles_test``) run on it.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ with requires_extra("multiagent", "the PettingZoo env"):
 from ..core import settlement as S
 from ..core.checks import check_options, check_seed, show
 from ..core.dice import RandomDice
-from ..core.engine import NUM_ACTIONS
+from ..core.engine import NUM_ACTIONS, STOP
 from ..core.game import GameState
 from ..core.kernel import check_action, legal_mask
 from ..core.records import RoundRecord
@@ -24,6 +29,15 @@ from . import _envutil as U
 from ._obs import OBS_TYPES, ObsFormat
 from ._state import game_state, state_space
 from .env import RoundEncoder, _round_result, terminal_obs
+
+
+def __getattr__(name: str) -> Any:
+    """``parallel_env`` (loaded on first use: :mod:`.parallel` imports this module)."""
+    if name == "parallel_env":
+        from .parallel import parallel_env
+
+        return parallel_env
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -89,12 +103,14 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ## Episode End
     All agents terminate when the game ends (or, with ``episode="round"``, when the first round is
     settled); in lives rulesets an agent out of lives terminates while the others play on. All are
-    truncated after ``max_rounds`` rounds.
+    truncated after ``max_rounds`` rounds. With ``max_cycles=k`` (PettingZoo's cycle: every agent acts
+    once) an agent is truncated after its ``k``-th decision; its seat then stops at once (action 7) in
+    every later turn while the others play on, until every agent is done.
 
     ## Arguments
     ``ruleset``, ``num_players`` (2-8), ``reward`` (``"chips"``/``"win"``), ``render_mode``
-    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``episode`` (``"game"``/``"round"``),
-    ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``). ``reset(seed=...)``: ``None`` or a
+    (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``max_cycles`` (decisions per agent, or
+    ``None``: no limit), ``episode`` (``"game"``/``"round"``), ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``). ``reset(seed=...)``: ``None`` or a
     non-negative integer; ``options``: ``None`` or a dict (not read). An agent name that is not one of
     ``possible_agents`` (``observe``, ``action_space``, ``observation_space``) raises ``ValueError``
     naming them; ``step``, ``observe``, ``state`` or ``render`` before ``reset`` raise ``ResetNeeded``
@@ -122,8 +138,10 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         max_rounds: int | None = None,
         episode: str = "game",
         obs_type: str = "flat",
+        max_cycles: int | None = None,
     ) -> None:
         super().__init__()
+        self.max_cycles = U.check_max_cycles(max_cycles)
         self.rules, self.n, _ = U.check_common(ruleset, num_players, "random", reward, episode)
         self._encode = RoundEncoder(self.rules)
         self.max_rounds = U.check_max_rounds(max_rounds, self.rules)
@@ -180,6 +198,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._seen = 0
+        self._decisions = dict.fromkeys(self.agents, 0)
         self._settle_rounds()
         self._select()
 
@@ -195,6 +214,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         g.act(action)
+        self._count_cycle(agent)
         self._settle_rounds()
         self._select()
         if self.render_mode == "human":
@@ -240,6 +260,22 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         pass
 
     # ---- internals ------------------------------------------------------------------------------
+    def _count_cycle(self, agent: str) -> None:
+        """``max_cycles``: truncate ``agent`` at its limit; a truncated seat's turns then stop at once."""
+        if self.max_cycles is None:
+            return
+        self._decisions[agent] += 1
+        if self._decisions[agent] >= self.max_cycles:
+            self.truncations[agent] = True
+        g = self.game
+        assert g is not None
+        while not g.done and g.round.current_seat is not None:
+            live = [a for a in self.agents if not (self.truncations[a] or self.terminations[a])]
+            if not live or self.possible_agents[g.round.current_seat] in live:
+                break
+            g.act(STOP)
+            self._settle_rounds()
+
     def _select(self) -> None:
         """Point ``agent_selection`` at the acting seat, or at a finished agent that must step first."""
         g = self.game
@@ -281,4 +317,4 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             )  # fmt: skip
             self.rewards[a] += reward
             self.terminations[a] = bool(term)
-            self.truncations[a] = not term and last and g.record.truncated
+            self.truncations[a] = not term and (self.truncations[a] or (last and g.record.truncated))
