@@ -110,7 +110,8 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     ## Arguments
     ``ruleset``, ``num_players`` (2-8), ``reward`` (``"chips"``/``"win"``), ``render_mode``
     (``"ansi"``, ``"human"``, ``"rgb_array"``), ``max_rounds``, ``max_cycles`` (decisions per agent, or
-    ``None``: no limit), ``episode`` (``"game"``/``"round"``), ``obs_type`` (``"flat"``, ``"onehot"``, ``"dict"``). ``reset(seed=...)``: ``None`` or a
+    ``None``: no limit), ``episode`` (``"game"``/``"round"``), ``obs_type`` (``"flat"``, ``"onehot"``,
+    ``"dict"``). ``reset(seed=...)``: ``None`` or a
     non-negative integer; ``options``: ``None`` or a dict (not read). An agent name that is not one of
     ``possible_agents`` (``observe``, ``action_space``, ``observation_space``) raises ``ValueError``
     naming them; ``step``, ``observe``, ``state`` or ``render`` before ``reset`` raise ``ResetNeeded``

@@ -71,7 +71,8 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     ## Arguments
     Those of the AEC env: ``ruleset``, ``num_players``, ``reward``, ``render_mode``, ``max_rounds``,
     ``episode``, ``obs_type``; and ``max_cycles`` (PettingZoo's: every live agent is truncated after
-    that many parallel steps, each step one decision; ``None``: no limit); ``reset`` and the agent names are checked as there. ``step`` takes a dict
+    that many parallel steps, each step one decision; ``None``: no limit); ``reset`` and the agent
+    names are checked as there. ``step`` takes a dict
     ``{agent: action}`` whose keys are among ``possible_agents`` (a finished agent's action is ignored
     too); anything else raises ``ValueError``; ``step`` before ``reset`` or after the episode raises
     ``ResetNeeded``.
