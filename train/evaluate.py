@@ -193,16 +193,21 @@ def tournament(
 
 
 def format_tournament(rows: list[dict[str, Any]]) -> str:
-    """The tournament summary as an aligned text table (95% intervals in brackets)."""
-    head = f"{'agent':<12} {'games':>6} {'win rate':>22} {'net chips given / round':>29} {'mean place':>10}"
+    """The tournament summary as an aligned text table (95% intervals in brackets), its order stated."""
+    from zanzibar_env.train.tournament.report import SORT_NOTE
+
+    head = (
+        f"{'agent':<12} {'games':>6} {'win rate':>22} {'net chips given / round':>29} {'mean place':>10} "
+        f"{'rating μ−3σ':>12}"
+    )
     lines = [head]
     for r in rows:
         lines.append(
             f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>7.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}] "
             f"{r['per_round']:>+10.3f} [{r['per_round_low']:+.3f}, {r['per_round_high']:+.3f}] "
-            f"{r['mean_place']:>10.2f}"
+            f"{r['mean_place']:>10.2f} {r['rating_mu'] - 3 * r['rating_sigma']:>12.2f}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, SORT_NOTE])
 
 
 def export_paths(model_path: Path, out: str, force: bool) -> Path:

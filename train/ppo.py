@@ -81,6 +81,7 @@ from zanzibar_env.train.sb3 import (
     lock_run_dir,
     save_model,
 )
+from zanzibar_env.train.sb3.progress import StepsProgressBar
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -282,10 +283,11 @@ def train(
     evaluator, callbacks = _callbacks(cfg, run_dir, resume, guard, opp, extra_callbacks)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0 and not guard.caught:
+        bar = [StepsProgressBar(remaining)] if cfg.progress_bar else []  # steps of whole rollouts
         model.learn(
             remaining,
-            callback=callbacks,
-            progress_bar=cfg.progress_bar and not guard.caught,
+            callback=[*callbacks, *bar],
+            progress_bar=False,
             tb_log_name="ppo",
             reset_num_timesteps=not resume,
         )
