@@ -17,7 +17,6 @@ if __name__ == "__main__":  # run as a command: Ctrl-C while it still imports ex
     install_startup_handler()
 
 import argparse
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -34,18 +33,7 @@ from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.registry import make_agent
 from zanzibar_env.envs.vector import ZanzibarVectorEnv
 from zanzibar_env.extras import install_hint
-
-
-def cpu_name() -> str:
-    """The CPU model (``/proc/cpuinfo``'s ``model name``, else ``platform.processor()``)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from zanzibar_env.train.results import cpu_model  # numpy only (no torch, scipy or matplotlib)
 
 
 def rate(go: Callable[[], int], seconds: float) -> float:
@@ -148,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--seconds must be in 0.05..600, got {args.seconds}")
     if not 1 <= args.envs <= 65536:
         p.error(f"--envs must be in 1..65536, got {args.envs}")
-    print(f"CPU: {cpu_name()}; numpy {np.__version__}, gymnasium {gym.__version__}")
+    print(f"CPU: {cpu_model()}; numpy {np.__version__}, gymnasium {gym.__version__}")
     ref = rate(gym_stepper("Blackjack-v1"), args.seconds)
     rows = [("Blackjack-v1, gym.make (reference)", ref, "steps/s")]
     rows.append(("Zanzibar-v1, gym.make", rate(gym_stepper("Zanzibar-v1"), args.seconds), "steps/s"))
@@ -160,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("4-player games of heuristic bots", rate(game_stepper(), args.seconds), "games/s"))
     print(f"{'what':40} {'per second':>14} {'x reference':>11}")
     for name, value, unit in rows:
-        print(f"{name:40} {value:14,.1f} {value / ref:11.3f}  {unit}")
+        ratio = f"{value / ref:11.3f}" if unit == "steps/s" else f"{'':11}"  # games are not steps
+        print(f"{name:40} {value:14,.1f} {ratio}  {unit}")
     return 0
 
 

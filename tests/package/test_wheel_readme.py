@@ -76,7 +76,7 @@ def tiny(line: str, run_dir: Path | None) -> list[str]:
     elif command == "train" and "--list-configs" not in argv:
         argv += TINY_TRAIN
     elif command == "seeds":
-        argv = _opt(_opt(argv, "--seeds", "0"), "--jobs", "1") + TINY_TRAIN[2:]
+        argv = _opt(_opt(argv, "--seeds", "0"), "--jobs", "1") + TINY_TRAIN
     elif command == "evaluate":
         assert run_dir is not None, "README evaluates a run before training one"
         argv = [str(run_dir) if a == "runs/<run-dir>" else a for a in argv]
