@@ -28,14 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 #: what a README training line gets added, so that it trains for seconds (the keys are the config's)
 TINY_TRAIN = [
-    "--set",
-    "total_timesteps=256",
-    "--set",
-    "num_envs=16",
-    "--set",
-    "n_steps=16",
-    "--set",
-    "eval_games=4",
+    f"--set={kv}"
+    for kv in ("total_timesteps=256", "num_envs=32", "n_steps=8", "batch_size=64", "eval_games=4")
 ]
 #: the modules ``python -m`` runs for each command (a package command names its package)
 MODULES = {name: module for name, (module, _extra, _text) in COMMANDS.items()} | {
