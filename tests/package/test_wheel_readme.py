@@ -96,6 +96,11 @@ def venv_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     (Path(site) / "zz_deps.pth").write_text(deps + "\n")
+    where = subprocess.run(
+        [str(python), "-c", "import zanzibar_env; print(zanzibar_env.__file__)"],
+        capture_output=True, text=True, check=True, cwd=tmp,
+    ).stdout  # fmt: skip
+    assert where.startswith(site), where  # the wheel's copy, not the checkout
     return tmp / "venv" / "bin"
 
 
