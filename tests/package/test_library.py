@@ -92,8 +92,8 @@ fails(lambda: zz.make_agent("ppo:models/ppo_classic_2p.zip"), "train")
 rgb = gym.make("Zanzibar-v1", render_mode="rgb_array")
 fails(lambda: (rgb.reset(seed=0), rgb.render()), "ui")
 from zanzibar_env.ui.cli import main
-assert main(["train", "--help"]) == 1
-assert main(["tournament", "--agents", "random,greedy", "--games", "2", "--no-progress"]) == 1
+assert main(["train", "--help"]) == 2  # a missing extra: refused before any work
+assert main(["tournament", "--agents", "random,greedy", "--games", "2", "--no-progress"]) == 2
 print("ok")
 """
 

@@ -26,7 +26,7 @@ with requires_extra("multiagent", "the PettingZoo env"):
 from ..core.checks import show
 from ..core.engine import NUM_ACTIONS, STOP
 from . import _envutil as U
-from .multiagent import raw_env
+from .aec import raw_env
 
 #: The action mask of a waiting agent: one legal action, 7 (stop), which the env ignores. A masked
 #: sampler (TorchRL's ``PettingZooWrapper``, ``action_space.sample(mask=...)``) can then draw for every

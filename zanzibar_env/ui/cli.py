@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=zanzibar_prog(),
         description="Zanzibar dice game: play, train, evaluate, solve.",
         epilog="Run 'zanzibar COMMAND --help' for the options of a command. Exit codes: 0 done, 1 a result "
-        "not written (disk) or not reproduced, 2 bad input (refused before any work), 130 Ctrl-C.",
+        "not written (disk) or not reproduced, 2 bad input or a missing extra (refused before any work), "
+        "130 Ctrl-C.",
     )
     parser.add_argument("--version", action="version", version=f"zanzibar-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -118,9 +119,9 @@ def run_command(name: str, argv: Sequence[str]) -> int:
         module = load_object(module_name, what=f"zanzibar {name}", extra=extra)
         with requires_extra(extra, f"zanzibar {name}"), invoked_as(zanzibar_prog(), _SUBCOMMANDS):
             code = module.main(list(argv))  # its imports inside: a missing extra names the pip install
-    except (MissingExtraError, ValueError) as e:
+    except (MissingExtraError, ValueError) as e:  # refused before any work (exit 2, as every command)
         print(printable(f"error: {e}"), file=sys.stderr)
-        return 1
+        return 2
     return int(code or 0)
 
 
