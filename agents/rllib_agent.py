@@ -45,7 +45,7 @@ def policy_files(path: str | Path) -> tuple[Path, Path]:
     meta = npz.with_suffix(".json")
     if not npz.is_file() or not meta.is_file():
         raise ValueError(
-            f"rllib:{path}: expected policy.npz and policy.json (written by python -m train.rllib)"
+            f"rllib:{path}: expected policy.npz and policy.json (written by python -m zanzibar_env.train.rllib)"
         )
     return npz, meta
 

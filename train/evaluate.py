@@ -29,6 +29,8 @@ import numpy as np
 from zanzibar_env.agents.ppo_agent import ModelAgent, load_model, predict
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_copy, atomic_write_text, check_output
 from zanzibar_env.core.safe_load import read_json
@@ -191,16 +193,21 @@ def tournament(
 
 
 def format_tournament(rows: list[dict[str, Any]]) -> str:
-    """The tournament summary as an aligned text table (95% intervals in brackets)."""
-    head = f"{'agent':<12} {'games':>6} {'win rate':>22} {'net chips given / round':>29} {'mean place':>10}"
+    """The tournament summary as an aligned text table (95% intervals in brackets), its order stated."""
+    from zanzibar_env.train.tournament.report import SORT_NOTE
+
+    head = (
+        f"{'agent':<12} {'games':>6} {'win rate':>22} {'net chips given / round':>29} {'mean place':>10} "
+        f"{'rating μ−3σ':>12}"
+    )
     lines = [head]
     for r in rows:
         lines.append(
             f"{r['name']:<12} {r['games']:>6} {r['win_rate']:>7.3f} [{r['win_low']:.3f}, {r['win_high']:.3f}] "
             f"{r['per_round']:>+10.3f} [{r['per_round_low']:+.3f}, {r['per_round_high']:+.3f}] "
-            f"{r['mean_place']:>10.2f}"
+            f"{r['mean_place']:>10.2f} {r['rating_mu'] - 3 * r['rating_sigma']:>12.2f}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, SORT_NOTE])
 
 
 def export_paths(model_path: Path, out: str, force: bool) -> Path:
@@ -261,7 +268,9 @@ def format_table(result: dict[str, float]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m train.evaluate", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.evaluate"), description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("target", help="a model .zip or a run directory")
     ap.add_argument("--games", type=int_at_least(1), default=1000, help="episodes against each baseline bot")
     ap.add_argument(
@@ -307,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
+        preflight("evaluate", extras=("train", "tournament") if args.tournament_games > 0 else ("train",))
         model_path, cfg, model, out = prepare(args)
     except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
         print(f"error: {e}", file=sys.stderr)

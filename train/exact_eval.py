@@ -45,6 +45,7 @@ from zanzibar_env.agents.exact.game_iteration import DEFAULT_MAX_STATES
 from zanzibar_env.agents.exact.game_iteration import check_game_size as _check_game_size
 from zanzibar_env.core.game import play_game
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.registry import make_agent, spec_help
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
@@ -76,7 +77,9 @@ def game_figures(agent: Any, ruleset: str | Ruleset) -> dict[str, float]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m train.exact_eval", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.exact_eval"), description=__doc__.splitlines()[0]
+    )
     p.add_argument("--agent", default="greedy", help=f"the agent: {spec_help()}")
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path")
     p.add_argument("--seed", type=int, default=0, help="seed passed to the agent (stochastic agents)")

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import check_output
 from zanzibar_env.train.config.training import TrainConfig, apply, read_yaml
 from zanzibar_env.train.exact_eval import game_figures
@@ -53,13 +55,16 @@ def table(labels: list[str], runs: list[list[dict[str, float]]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
-    ap = argparse.ArgumentParser(prog="python -m train.game_curve", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.game_curve"), description=__doc__.splitlines()[0]
+    )
     ap.add_argument("runs", nargs="+", type=Path, help="run directories of full-game runs")
     ap.add_argument("--label", action="append", default=[], help="legend label per run (default: its name)")
     ap.add_argument("--out", type=Path, default=Path("game_learning_curve.png"), help="PNG to write")
     ap.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     args = ap.parse_args(argv)
     try:
+        preflight("game-curve", inputs=args.runs)
         if args.label and len(args.label) != len(args.runs):
             raise ValueError(f"give one --label per run ({len(args.runs)}), got {len(args.label)}")
         check_output(args.out, force=args.force, what="--out")

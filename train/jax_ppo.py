@@ -47,6 +47,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.extras import requires_extra
 
 with requires_extra("jax", "the JAX PPO (train/jax_ppo.py)"):
@@ -62,7 +64,9 @@ from zanzibar_env.core.observation import OBS_LAYOUT
 from zanzibar_env.core.onehot import onehot, ruleset_dims
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_free_space
-from zanzibar_env.train.config import JaxPPOConfig, describe_fields, load_jax_config, save_jax_config
+from zanzibar_env.train.config import JaxPPOConfig, load_jax_config, save_jax_config
+from zanzibar_env.train.config.jax import DEFAULT_JAX_CONFIG
+from zanzibar_env.train.config.options import add_config_options, keys_help
 from zanzibar_env.train.jax_training import EnvGroup, make_groups
 from zanzibar_env.train.jax_training.keep import keep_interrupted, policy_bytes
 from zanzibar_env.train.results.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
@@ -416,13 +420,14 @@ def _summary(out: dict[str, Any]) -> str:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(
-        prog="python -m train.jax_ppo",
+        prog=command_prog("zanzibar_env.train.jax_ppo"),
         description="PPO on the JAX env (rollout and update under jit) from a YAML config.",
-        epilog="config keys (YAML file or --set key=value):\n" + describe_fields(JaxPPOConfig),
+        epilog=keys_help(JaxPPOConfig, load_jax_config, argv, DEFAULT_JAX_CONFIG.stem),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--config", help="experiment YAML (default: configs/jax_ppo_classic_2p.yaml)")
+    add_config_options(ap, "jax_ppo_", DEFAULT_JAX_CONFIG.stem)
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override one config key (repeatable; the value is parsed as YAML)")  # fmt: skip
     return ap.parse_args(argv)
@@ -432,6 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 on a bad config)."""
     args = parse_args(argv)
     try:
+        preflight("jax-train")
         cfg = load_jax_config(args.config, args.overrides)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -50,14 +50,17 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv
 
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_writable_dir, disk_error
 from zanzibar_env.envs.sb3 import SB3VecEnv, make_sb3_env
 from zanzibar_env.train.config import check_config, seat_split
+from zanzibar_env.train.config.options import add_config_options, keys_help
 from zanzibar_env.train.config.training import (
+    DEFAULT_CONFIG,
     TrainConfig,
     apply,
-    describe_fields,
     load_config,
     read_yaml,
     save_config,
@@ -78,6 +81,7 @@ from zanzibar_env.train.sb3 import (
     lock_run_dir,
     save_model,
 )
+from zanzibar_env.train.sb3.progress import StepsProgressBar
 
 #: Keys a ``--resume`` may not change: they describe the saved model, its env or ``eval.csv``'s columns.
 RESUME_FIXED = (
@@ -99,17 +103,17 @@ RESUME_FIXED = (
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(
-        prog="python -m train.ppo",
+        prog=command_prog("zanzibar_env.train.ppo"),
         description="Train PPO on Zanzibar from a YAML config.",
-        epilog="config keys (YAML file or --set key=value):\n"
-        + describe_fields()
+        epilog=keys_help(TrainConfig, load_config, argv, DEFAULT_CONFIG.stem)
         + "\n\nexit codes: 0 done; 1 a disk error while training (one line naming the path); 2 a bad config "
         "or --resume, or a run directory another process trains in (nothing written); 130 Ctrl-C, 143 "
         "SIGTERM (model.zip saved; --resume continues; a second Ctrl-C stops at once, no checkpoint).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
+    add_config_options(ap, "ppo_", DEFAULT_CONFIG.stem)
     ap.add_argument(
         "--set",
         dest="overrides",
@@ -279,10 +283,11 @@ def train(
     evaluator, callbacks = _callbacks(cfg, run_dir, resume, guard, opp, extra_callbacks)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0 and not guard.caught:
+        bar = [StepsProgressBar(remaining)] if cfg.progress_bar else []  # steps of whole rollouts
         model.learn(
             remaining,
-            callback=callbacks,
-            progress_bar=cfg.progress_bar and not guard.caught,
+            callback=[*callbacks, *bar],
+            progress_bar=False,
             tb_log_name="ppo",
             reset_num_timesteps=not resume,
         )
@@ -390,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     guard = SignalGuard()
     with guard:
         try:
+            preflight("train")  # its extras, before the config is read or a run directory made
             cfg, run_dir = _start(args, argv)
         except (ValueError, OSError) as e:  # OSError: e.g. a file name too long for the file system
             print(
@@ -418,7 +424,7 @@ def _run(cfg: TrainConfig, run_dir: Path, resume: bool, guard: SignalGuard) -> i
     if guard.caught:
         print(
             f"interrupted by {guard.name} at step {model.num_timesteps}: checkpoint saved to "
-            f"{run_dir / 'model.zip'}; continue with: python -m train.ppo --resume {run_dir}",
+            f"{run_dir / 'model.zip'}; continue with: {command_prog('zanzibar_env.train.ppo')} --resume {run_dir}",
             file=sys.stderr,
         )
         return guard.exit_code

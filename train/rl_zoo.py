@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.train.results import pin_cpu_kernels
 
 
@@ -41,12 +43,17 @@ def zoo_args(argv: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run rl_zoo3's training with ``ppo_mask`` available; returns 0 (rl_zoo3 exits on bad options)."""
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
+    try:
+        preflight("zoo")
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     import rl_zoo3.train
     from rl_zoo3.utils import ALGOS
     from sb3_contrib import MaskablePPO
 
     ALGOS.setdefault("ppo_mask", MaskablePPO)
-    sys.argv = ["python -m train.rl_zoo", *zoo_args(sys.argv[1:] if argv is None else argv)]
+    sys.argv = [command_prog("zanzibar_env.train.rl_zoo"), *zoo_args(sys.argv[1:] if argv is None else argv)]
     rl_zoo3.train.train()
     return 0
 

@@ -31,8 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text, check_output
 from zanzibar_env.train.config import load_config, parse_override
+from zanzibar_env.train.config.options import add_config_options
+from zanzibar_env.train.config.training import DEFAULT_CONFIG
 from zanzibar_env.train.results import EVAL_CSV, iqm, iqm_interval, pin_cpu_kernels, read_eval_csv
 
 #: The columns summarised, with their labels.
@@ -64,10 +68,12 @@ def parse_seeds(values: list[str]) -> list[int]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m train.seeds", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.seeds"), description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--seeds", nargs="+", default=["0", "1", "2", "3", "4"], help="seeds (default 0-4)")
     ap.add_argument("--jobs", type=int, default=1, help="runs at a time (default 1)")
-    ap.add_argument("--config", help="experiment YAML (default: configs/ppo_classic_2p.yaml)")
+    add_config_options(ap, "ppo_", DEFAULT_CONFIG.stem)
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--runs-dir", default="runs", help="parent directory of the runs (default runs)")
     ap.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the results as JSON")
@@ -164,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = parse_args(argv)
     try:
+        preflight("seeds")
         seeds = check(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -44,10 +44,13 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text, check_output, check_writable_dir, disk_error
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
 from zanzibar_env.train.config import TrainConfig, apply, check_config, positive_int
+from zanzibar_env.train.config.options import add_config_options
 from zanzibar_env.train.config.sweep import DISTRIBUTIONS, SweepConfig, base_config, load_sweep
 from zanzibar_env.train.config.sweep import base_path as _base_path
 from zanzibar_env.train.results import eval_rows, pin_cpu_kernels
@@ -261,12 +264,12 @@ sweep writes trials.csv and the best config so far (--resume continues it).
 def main(argv: list[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     p = argparse.ArgumentParser(
-        prog="python -m train.sweep",
+        prog=command_prog("zanzibar_env.train.sweep"),
         description=__doc__.splitlines()[0],
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--config", required=True, help="sweep YAML (configs/sweep_*.yaml)")
+    add_config_options(p, "sweep_", None)
     p.add_argument("--resume", action="store_true", help="continue an interrupted sweep")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
     p.add_argument(
@@ -280,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     overrides = {k: v for k, v in (("out_dir", args.out_dir), ("best_config", args.best_config)) if v}
     try:
+        preflight("sweep")
         sweep = load_sweep(args.config, overrides)
         sweep_dir = (Path(sweep.out_dir) / sweep.name).resolve()
         started = (sweep_dir / "tune").exists()
@@ -311,14 +315,14 @@ def _finish(sweep: SweepConfig, grid: Any, sweep_dir: Path, path: Path, config: 
         print(
             f"{sweep.num_samples - grid.num_terminated} of {sweep.num_samples} trials did not finish "
             f"({grid.num_errors} errors); no best config written. Run them again with: "
-            f"python -m train.sweep --config {config} --resume",
+            f"{command_prog('zanzibar_env.train.sweep')} --config {config} --resume",
             file=sys.stderr,
         )
         return 1
-    write_best(sweep, best, path, f"python -m train.sweep --config {config}")
+    write_best(sweep, best, path, f"{command_prog('zanzibar_env.train.sweep')} --config {config}")
     print(f"trials: {sweep_dir / 'trials.csv'}")
     print(f"best {sweep.metric}: {best[f'best_{sweep.metric}']:.6g} ({best['run_dir']})")
-    print(f"best config: {path} (python -m train.ppo --config {path})")
+    print(f"best config: {path} ({command_prog('zanzibar_env.train.ppo')} --config {path})")
     return 0
 
 

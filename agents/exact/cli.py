@@ -22,13 +22,16 @@ from pathlib import Path
 from zanzibar_env.agents.exact.cache import default_cache_dir, solved_tables
 from zanzibar_env.agents.exact.round import seat_values, solve
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS, load_ruleset
 from zanzibar_env.core.safe_io import check_writable_dir
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``solve`` options."""
-    p = argparse.ArgumentParser(prog="zanzibar solve", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.agents.exact"), description=__doc__.splitlines()[0]
+    )
     p.add_argument("--ruleset", default="classic", help="ruleset name or YAML path (default: classic)")
     p.add_argument(
         "--players",

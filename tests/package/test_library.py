@@ -92,8 +92,8 @@ fails(lambda: zz.make_agent("ppo:models/ppo_classic_2p.zip"), "train")
 rgb = gym.make("Zanzibar-v1", render_mode="rgb_array")
 fails(lambda: (rgb.reset(seed=0), rgb.render()), "ui")
 from zanzibar_env.ui.cli import main
-assert main(["train", "--help"]) == 1
-assert main(["tournament", "--agents", "random,greedy", "--games", "2", "--no-progress"]) == 1
+assert main(["train", "--help"]) == 2  # a missing extra: refused before any work
+assert main(["tournament", "--agents", "random,greedy", "--games", "2", "--no-progress"]) == 2
 print("ok")
 """
 
@@ -217,7 +217,8 @@ def test_cli_version_and_commands(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--version"])
     assert capsys.readouterr().out.strip() == f"zanzibar-env {zz.__version__}"
     assert set(cli.COMMANDS) == {
-        "play", "replay", "render", "train", "evaluate", "exact-eval", "tournament", "sweep", "solve", "zoo", "serve"
+        "play", "replay", "render", "train", "evaluate", "exact-eval", "tournament", "sweep", "solve", "zoo",
+        "jax-train", "jax-game", "seeds", "game-curve", "rllib", "bench", "serve",
     }  # fmt: skip
     for name, (module, _extra, _text) in cli.COMMANDS.items():
         assert callable(zz.core.registry.load_object(f"{module}:main", what=name)), name

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.configs import CONFIG_DIR, resolve_config
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config.checks import bad_value
@@ -167,7 +167,10 @@ def load_jax_config(
     path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> JaxPPOConfig:
     """Defaults <- the YAML file (default ``configs/jax_ppo_classic_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(JaxPPOConfig(), read_yaml(path if path is not None else DEFAULT_JAX_CONFIG))
+    cfg = apply(
+        JaxPPOConfig(),
+        read_yaml(resolve_config(path, "jax_ppo_") if path is not None else DEFAULT_JAX_CONFIG),
+    )
     cfg = apply(cfg, dict(parse_override(o) for o in overrides))
     return check_jax_config(cfg)
 

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from zanzibar_env.agents.game_table_agent import check_ruleset
-from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.configs import CONFIG_DIR, resolve_config
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config.checks import bad_value
@@ -108,7 +108,10 @@ def load_game_config(
     path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> JaxGameConfig:
     """Defaults <- the YAML file (default ``configs/jax_game_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(JaxGameConfig(), read_yaml(path if path is not None else DEFAULT_GAME_CONFIG))
+    cfg = apply(
+        JaxGameConfig(),
+        read_yaml(resolve_config(path, "jax_game_") if path is not None else DEFAULT_GAME_CONFIG),
+    )
     cfg = apply(cfg, dict(parse_override(o) for o in overrides))
     return check_game_config(cfg)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.configs import resolve_config
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.train.config.checks import bad_value, check_config
 from zanzibar_env.train.config.training import FIELDS as TRAIN_FIELDS
@@ -76,7 +76,7 @@ REQUIRED = ("name", "base", "search")
 def load_sweep(path: str | Path, overrides: dict[str, Any] | None = None) -> SweepConfig:
     """The sweep config at ``path`` (with ``overrides``), every key and combination checked;
     ``ValueError`` names what is wrong."""
-    values = read_yaml(path, "sweep config")
+    values = read_yaml(resolve_config(path, "sweep_"), "sweep config")
     if not isinstance(values, dict):
         got = "empty" if values is None else f"a {type(values).__name__}"
         raise ValueError(f"sweep config {str(path)[:200]!r} must hold a mapping of sweep keys, got {got}")
@@ -104,9 +104,8 @@ def _sweep_value(key: str, value: Any) -> Any:
 
 
 def base_path(sweep: SweepConfig) -> Path:
-    """The base config's file: a path, else a name in ``configs/``."""
-    p = Path(sweep.base)
-    return p if p.is_file() else CONFIG_DIR / sweep.base
+    """The base config's file: a path, else a shipped config's name (:func:`~zanzibar_env.configs.resolve_config`)."""
+    return resolve_config(sweep.base, "ppo_")
 
 
 def base_config(sweep: SweepConfig) -> TrainConfig:

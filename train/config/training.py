@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
-from zanzibar_env.configs import CONFIG_DIR  # configs/, shipped as package data
+from zanzibar_env.configs import CONFIG_DIR, resolve_config  # configs/, shipped as package data
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.core.safe_io import atomic_write_text, is_file
 from zanzibar_env.core.safe_load import load_yaml
@@ -253,16 +253,17 @@ config_field = _f
 config_meta = _meta
 
 
-def describe_fields(cls: type = TrainConfig) -> str:
-    """One line per config key of ``cls`` (a dataclass declared with :func:`config_field`): name, default
-    and description (the ``--help`` epilog)."""
-    base = cls()
+def describe_fields(cls: type = TrainConfig, base: Any = None) -> str:
+    """One line per config key of ``cls`` (a dataclass declared with :func:`config_field`): name,
+    description and value in ``base`` (default: ``cls()``; the ``--help`` epilog passes the config that
+    will run, :func:`zanzibar_env.train.config.options.keys_help`)."""
+    base = cls() if base is None else base
     lines = []
     for f in dataclasses.fields(base):
         name = f.name
         m = f.metadata
         choice = f" {{{', '.join(map(str, m['choices']))}}}" if m["choices"] else ""
-        lines.append(f"  {name:<16} {m['help']}{choice}{_range(m)} [default: {getattr(base, name)!r}]")
+        lines.append(f"  {name:<16} {m['help']}{choice}{_range(m)} [value: {getattr(base, name)!r}]")
     return "\n".join(lines)
 
 
@@ -399,7 +400,9 @@ def parse_override(text: str) -> tuple[str, Any]:
 
 def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
     """Defaults <- the YAML file (default ``configs/ppo_classic_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(TrainConfig(), read_yaml(path if path is not None else DEFAULT_CONFIG))
+    cfg = apply(
+        TrainConfig(), read_yaml(resolve_config(path, "ppo_") if path is not None else DEFAULT_CONFIG)
+    )
     cfg = apply(cfg, dict(parse_override(o) for o in overrides))
     return check_config(cfg)
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.provenance import RUN_FORMAT, check_format, engine_version, format_note, stamp
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
@@ -156,7 +157,7 @@ def record_environment(run_dir: Path, resume: bool) -> None:
 
 def command_line(argv: list[str]) -> str:
     """``python -m train.ppo ARGS`` for the arguments ``argv`` (shell-quoted)."""
-    return " ".join(["python -m train.ppo", *(shlex.quote(a) for a in argv)])
+    return " ".join([command_prog("zanzibar_env.train.ppo"), *(shlex.quote(a) for a in argv)])
 
 
 def git_commit() -> str:

@@ -34,12 +34,15 @@ from typing import Any
 import numpy as np
 import yaml
 
-from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.configs import CONFIG_DIR, resolve_config
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.core.safe_load import read_yaml
 from zanzibar_env.extras import requires_extra
 from zanzibar_env.train.config import parse_override, positive_int
+from zanzibar_env.train.config.options import add_config_options
 from zanzibar_env.train.results import make_run_dir
 
 DEFAULT_CONFIG = CONFIG_DIR / "rllib_ppo_2p.yaml"
@@ -74,7 +77,7 @@ class RLlibConfig:
 
 def load(path: str | Path | None, overrides: list[str]) -> RLlibConfig:
     """The config at ``path`` (default ``configs/rllib_ppo_2p.yaml``) with ``--set`` overrides."""
-    values = read_yaml(path or DEFAULT_CONFIG, "config file") or {}
+    values = read_yaml(resolve_config(path, "rllib_") if path else DEFAULT_CONFIG, "config file") or {}
     if not isinstance(values, dict):
         raise ValueError(f"config file {str(path)[:200]!r} must hold a mapping of keys to values")
     values.update(dict(parse_override(o) for o in overrides))
@@ -234,8 +237,10 @@ def train(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.rllib", description=__doc__.splitlines()[0])
-    p.add_argument("--config", default=None, help="YAML (default configs/rllib_ppo_2p.yaml)")
+    p = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.train.rllib"), description=__doc__.splitlines()[0]
+    )
+    add_config_options(p, "rllib_", DEFAULT_CONFIG.stem)
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--address", default=None, help="Ray cluster to join (default: start a local Ray)")
     p.add_argument(
@@ -243,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
+        preflight("rllib")
         cfg = load(args.config, args.overrides)
     except (ValueError, OSError, TypeError) as e:
         print(f"error: {e}", file=sys.stderr)

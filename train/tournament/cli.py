@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from zanzibar_env.core.interrupts import deferred_interrupts, exit_code_of, stopped_by
+from zanzibar_env.core.invocation import command_prog
+from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.registry import spec_help
 from zanzibar_env.core.safe_io import DirClaim
 from zanzibar_env.train.results import pin_cpu_kernels
@@ -49,7 +51,7 @@ earlier outputs are replaced only as a whole (and only with --force).
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m train.tournament",
+        prog=command_prog("zanzibar_env.train.tournament"),
         description=(__doc__ or "").split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
@@ -84,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pin_cpu_kernels()  # torch's CPU kernels, as every command's (zanzibar_env.train.results.repro)
     args = build_parser().parse_args(argv)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    try:
+    try:  # extras (openskill: the ratings are computed after the last game), agents, --out: before any game
+        preflight("tournament", extras=("tournament", "ray") if args.backend == "ray" else ("tournament",))
         plan = plan_tournament(
             agents,
             players=args.players,

@@ -186,8 +186,8 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
         with _backend_session(plan) as pool:
             t0 = time.perf_counter()
             with tqdm(
-                total=plan.deals * players, unit="game", disable=not progress, desc="tournament"
-            ) as bar:
+                total=plan.deals * players, unit="game", disable=not progress, desc="tournament", smoothing=0
+            ) as bar:  # smoothing=0: rate and time left from the average since the start, not the last deal
                 for deal in _run_deals(plan, pool):
                     for row, rec in deal:
                         rows.append(row)

@@ -36,6 +36,10 @@ def _how(run: dict) -> str:
     return f"with {run.get('jobs') or 1} job(s)"
 
 
+#: How the table's rows are ordered (the summary's order, :func:`zanzibar_env.train.tournament.stats.summarise`).
+SORT_NOTE = "rows sorted by rating μ−3σ (openskill's conservative estimate), best first; not by win rate"
+
+
 def print_table(result: TournamentResult) -> None:
     """A rich table of the summary, then the speed."""
     from rich.console import Console
@@ -45,7 +49,8 @@ def print_table(result: TournamentResult) -> None:
     played = "" if result.complete else f", INCOMPLETE: {len(result.games)} games played before Ctrl-C"
     table = Table(
         title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
-        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}{played}"
+        f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}{played}",
+        caption=SORT_NOTE,
     )
     unit = result_unit(result.rules or c["ruleset"], short=True)
     for head in (

@@ -153,6 +153,18 @@ def _stack_list(stacks: Any) -> list[Any]:
     raise ValueError(f"stacks must be a list of integers, one per player, got {show(stacks)}")
 
 
+def _seats_of(policies: Any) -> int:
+    """The table size a sequence of per-seat policies implies (2 for one policy or none)."""
+    if not isinstance(policies, Sequence) or isinstance(policies, str):
+        return 2
+    if not MIN_PLAYERS <= len(policies) <= MAX_PLAYERS:
+        raise ValueError(
+            f"got {len(policies)} policies: give one per seat ({MIN_PLAYERS}-{MAX_PLAYERS} seats), "
+            "or one policy and num_players"
+        )
+    return len(policies)
+
+
 def _policies(policies: Policy | Sequence[Policy], n: int) -> list[Callable[[View], int]]:
     if isinstance(policies, Sequence) and not isinstance(policies, str):
         if len(policies) != n:
@@ -209,13 +221,14 @@ def play_game(
 ) -> GameRecord:
     """Play a whole game from per-seat policies and a seed (or scripted dice); return its record.
 
-    ``num_players`` defaults to 2, or to ``len(stacks)`` when starting ``stacks`` are given (by default
-    everyone starts with the ruleset's ``starting_stack``).
+    ``num_players`` defaults to ``len(stacks)`` when starting ``stacks`` are given (by default everyone
+    starts with the ruleset's ``starting_stack``), else to the number of ``policies`` when they are a
+    sequence (one per seat), else 2.
     """
     rules = load_ruleset(ruleset)
     seed = check_seed(seed)
     if num_players is None:
-        num_players = len(_stack_list(stacks)) if stacks is not None else 2
+        num_players = len(_stack_list(stacks)) if stacks is not None else _seats_of(policies)
     n = check_num_players(num_players)
     pols = _policies(policies if policies is not None else (lambda v: 7), n)
     state = GameState(rules, n, as_dice_source(dice, seed), first_seat, max_rounds, seed, stacks)

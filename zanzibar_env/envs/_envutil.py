@@ -70,6 +70,15 @@ def check_max_rounds(max_rounds: Any, ruleset: Ruleset) -> int | None:
     return int(max_rounds)
 
 
+def check_max_cycles(max_cycles: Any) -> int | None:
+    """PettingZoo's ``max_cycles``: ``None`` (no limit) or a positive integer."""
+    if max_cycles is None:
+        return None
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be None or a positive integer, got {max_cycles!r}")
+    return int(max_cycles)
+
+
 def _one_opponent(spec: Any) -> Any:
     prefixed = isinstance(spec, str) and spec.split(":", 1)[0] + ":" in available_prefixes()
     if isinstance(spec, str) and spec not in available_agents() and (spec.startswith("ppo:") or not prefixed):

@@ -26,7 +26,7 @@ with requires_extra("multiagent", "the PettingZoo env"):
 from ..core.checks import show
 from ..core.engine import NUM_ACTIONS, STOP
 from . import _envutil as U
-from .multiagent import raw_env
+from .aec import raw_env
 
 #: The action mask of a waiting agent: one legal action, 7 (stop), which the env ignores. A masked
 #: sampler (TorchRL's ``PettingZooWrapper``, ``action_space.sample(mask=...)``) can then draw for every
@@ -70,7 +70,9 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
 
     ## Arguments
     Those of the AEC env: ``ruleset``, ``num_players``, ``reward``, ``render_mode``, ``max_rounds``,
-    ``episode``, ``obs_type``; ``reset`` and the agent names are checked as there. ``step`` takes a dict
+    ``episode``, ``obs_type``; and ``max_cycles`` (PettingZoo's: every live agent is truncated after
+    that many parallel steps, each step one decision; ``None``: no limit); ``reset`` and the agent
+    names are checked as there. ``step`` takes a dict
     ``{agent: action}`` whose keys are among ``possible_agents`` (a finished agent's action is ignored
     too); anything else raises ``ValueError``; ``step`` before ``reset`` or after the episode raises
     ``ResetNeeded``.
@@ -88,7 +90,8 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
         "render_fps": 4,
     }
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, max_cycles: int | None = None, **kwargs: Any) -> None:
+        self.max_cycles = U.check_max_cycles(max_cycles)
         self.aec = raw_env(**kwargs)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents: list[str] = []
@@ -108,6 +111,7 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.aec.agents)
+        self._cycles = 0
         return self._observe(self.agents), {a: dict(self.aec.infos[a]) for a in self.agents}
 
     def step(
@@ -134,6 +138,11 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
         terms = {a: bool(aec.terminations[a]) for a in live}
         truncs = {a: bool(aec.truncations[a]) for a in live}
         infos = {a: dict(aec.infos[a]) for a in live}
+        self._cycles += 1
+        if self.max_cycles is not None and self._cycles >= self.max_cycles:  # every live agent is cut off
+            truncs = {a: not terms[a] for a in live}
+            self.agents = []
+            return self._observe(live), rewards, terms, truncs, infos
         while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
             aec.step(None)  # PettingZoo's dead step: the finished agent leaves the AEC env
         obs = self._observe(live)

@@ -29,8 +29,12 @@ Where it differs:
   rewards of rounds settled in ``init`` are paid with the first step (Pgx's ``init`` pays nothing);
 * ``step``'s ``key`` is optional: without it the table's own counter-based stream (seeded by ``init``'s
   key) throws the dice; :meth:`Env.step_autoreset` begins the next episode from that stream;
-* ``State`` is a ``jax.tree_util`` dataclass, not a subclass of ``pgx.State`` (no ``to_svg``);
-  ``init`` takes an optional ``dice`` script (tests).
+* ``State`` is a ``jax.tree_util`` dataclass, not a subclass of ``pgx.State``, and ``Env`` is not a
+  ``pgx.Env`` (``isinstance`` is False): Pgx's classes fix their ids to Pgx's own games (a closed
+  ``Literal``) and importing Pgx here would load it for every user of this env. ``State.to_svg`` /
+  ``save_svg`` draw a small picture as Pgx's do; ``pgx.api_test`` passes but for its two checks of
+  Pgx's own ids and fields (``tests/jax/test_pgx_api.py``, docs/jax.md);
+* ``init`` takes an optional ``dice`` script (tests).
 """
 
 from __future__ import annotations

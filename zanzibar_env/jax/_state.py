@@ -115,6 +115,18 @@ class State:
         """The env's id (as ``pgx.State.env_id``)."""
         return "zanzibar"
 
+    def to_svg(self) -> str:
+        """A small SVG picture of the table(s) (as ``pgx.State.to_svg``; :mod:`zanzibar_env.jax.svg`)."""
+        from .svg import state_svg
+
+        return state_svg(self)
+
+    def save_svg(self, filename: str) -> None:
+        """Write :meth:`to_svg` to ``filename`` (as ``pgx.State.save_svg``)."""
+        from .svg import save_svg
+
+        save_svg(self, filename)
+
 
 BITS = {k: v for k, v in vars(State).items() if isinstance(v, _Bits)}
 _SEATS, _ROLLS, _RANK = MAX_PLAYERS, _INT_RANGES["max_rolls"][1], 63  # (Core checks a ruleset's ranks)

@@ -52,7 +52,8 @@ class Env:
 
     ## Rewards
     ``state.rewards``, ``float32[num_players]`` by seat: each seat's reward from the rounds settled in
-    this step (``"chips"``: chips received minus given, lives: minus lives lost; ``"win"``: as the vector
+    this step (``"chips"``: chips given away minus chips received, positive is good, as every env of
+    the package; lives: minus lives lost; ``"win"``: as the vector
     env). Rewards of rounds settled in :meth:`init` before the first decision are paid with the first
     step (the vector env's deferral). The learner's reward is ``state.rewards[state.seat]``.
 

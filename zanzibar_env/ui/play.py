@@ -28,6 +28,7 @@ with requires_extra("ui", "zanzibar play"):
     from rich.console import Console
     from rich.table import Table
 
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.registry import spec_help
 
 from ..core.checks import check_seed
@@ -296,7 +297,9 @@ def run(
         return 130
     if finished and args.save:
         session.game.record.save(args.save)
-        saved = f"Saved the game to {args.save} (replay: python -m zanzibar_env.ui.replay {args.save})"
+        saved = (
+            f"Saved the game to {args.save} (replay: {command_prog('zanzibar_env.ui.replay')} {args.save})"
+        )
         console.print(printable(saved), markup=False)
     return 0
 
@@ -309,7 +312,7 @@ def main(
 ) -> int:
     """``python -m zanzibar_env.ui.play``; ``input_fn`` and ``console`` can be injected (tests)."""
     parser = argparse.ArgumentParser(
-        prog="python -m zanzibar_env.ui.play", description=__doc__.split("\n")[0]
+        prog=command_prog("zanzibar_env.ui.play"), description=__doc__.split("\n")[0]
     )
     add_arguments(parser)
     return run(parser.parse_args(argv), input_fn=input_fn, console=console)

@@ -24,6 +24,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from ..core.invocation import command_prog
 from ..extras import requires_extra
 
 with requires_extra("ui", "zanzibar replay"):
@@ -216,7 +217,7 @@ def main(
 ) -> int:
     """``python -m zanzibar_env.ui.replay``; ``input_fn``, ``console`` and ``interactive`` can be injected."""
     parser = argparse.ArgumentParser(
-        prog="python -m zanzibar_env.ui.replay", description=__doc__.split("\n")[0]
+        prog=command_prog("zanzibar_env.ui.replay"), description=__doc__.split("\n")[0]
     )
     add_arguments(parser)
     return run(parser.parse_args(argv), input_fn=input_fn, console=console, interactive=interactive)
