@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from zanzibar_env.core.interrupts import run_command
+from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.extras import requires_extra
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="zanzibar serve", description="The Zanzibar arena in a web browser.")
+    p = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.web.cli"), description="The Zanzibar arena in a web browser."
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
     p.add_argument("--replays", default=None, help="folder of saved games (*.jsonl) the replay page may read")

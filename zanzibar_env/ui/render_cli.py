@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.interrupts import run_command
+from ..core.invocation import command_prog
 from ..core.records import GameRecord, check_record, load_games
 from ..core.safe_io import atomic_write_bytes, atomic_write_text, check_output
 from .svg import MAX_FRAMES, animated_svg, record_snapshots, snapshot_svg
@@ -57,7 +58,9 @@ def load_record(path: str | Path, game: int = 1) -> GameRecord:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="zanzibar render", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog=command_prog("zanzibar_env.ui.render_cli"), description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--record", required=True, help="a saved game: JSON lines of records, or one JSON record")
     p.add_argument("--game", type=int, default=1, help="which game of the file (from 1)")
     p.add_argument("--out", default="game.svg", help="animated SVG (.svg) or GIF (.gif, needs Pillow)")
