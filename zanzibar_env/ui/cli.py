@@ -110,7 +110,6 @@ COMMANDS: dict[str, tuple[str, str | None, str]] = {
 _SUBCOMMANDS = {module: name for name, (module, _extra, _text) in COMMANDS.items()} | {
     "zanzibar_env.agents.exact": "solve",
     "zanzibar_env.train.rllib": "rllib",
-    "zanzibar_env.ui.render": "render",  # a fresh game; zanzibar_env.ui.render_cli also draws saved ones
 }
 
 

@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..core.dice import RandomDice
     from ..core.rules import MAX_GAME_ROUNDS, load_ruleset
 
-    p = argparse.ArgumentParser(prog=command_prog("zanzibar_env.ui.render"), description=main.__doc__)
+    p = argparse.ArgumentParser(prog=command_prog("zanzibar_env.ui.render_cli"), description=main.__doc__)
     p.add_argument("--out", default="frame.png", help="PNG file for a mid-game frame")
     p.add_argument("--final", default=None, help="PNG file for the frame of the finished game (optional)")
     p.add_argument("--seed", type=int, default=3, help="dice and bot seed")
