@@ -51,7 +51,6 @@ with requires_extra("jax", "the JAX game learner (train/jax_game.py)"):
 from zanzibar_env.agents.game_table_agent import GameIndex, GameTableAgent, save_table
 from zanzibar_env.core import kernel as K
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.preflight import preflight
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text
@@ -62,7 +61,7 @@ from zanzibar_env.train.config.jax_game import (
     load_game_config,
     save_game_config,
 )
-from zanzibar_env.train.config.options import add_config_options, keys_help
+from zanzibar_env.train.config.options import config_parser
 from zanzibar_env.train.results.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
 
 NA = 8  # hold masks (7 = stop)
@@ -358,15 +357,16 @@ def _summary(out: dict[str, Any]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     argv = sys.argv[1:] if argv is None else argv
-    ap = argparse.ArgumentParser(
-        prog=command_prog("zanzibar_env.train.jax_game"),
-        description="Tabular self-play of the 2-player game on the JAX env, from a YAML config.",
-        epilog=keys_help(JaxGameConfig, load_game_config, argv, DEFAULT_GAME_CONFIG.stem),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    description = "Tabular self-play of the 2-player game on the JAX env, from a YAML config."
+    ap = config_parser(
+        "zanzibar_env.train.jax_game",
+        description,
+        JaxGameConfig,
+        load_game_config,
+        DEFAULT_GAME_CONFIG.stem,
+        "jax_game_",
+        argv,
     )
-    add_config_options(ap, "jax_game_", DEFAULT_GAME_CONFIG.stem)
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one config key (repeatable; the value is parsed as YAML)")  # fmt: skip
     return ap.parse_args(argv)
 
 

@@ -47,7 +47,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from zanzibar_env.core.invocation import command_prog
 from zanzibar_env.core.preflight import preflight
 from zanzibar_env.extras import requires_extra
 
@@ -66,7 +65,7 @@ from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.core.safe_io import atomic_write_text, check_free_space
 from zanzibar_env.train.config import JaxPPOConfig, load_jax_config, save_jax_config
 from zanzibar_env.train.config.jax import DEFAULT_JAX_CONFIG
-from zanzibar_env.train.config.options import add_config_options, keys_help
+from zanzibar_env.train.config.options import config_parser
 from zanzibar_env.train.jax_training import EnvGroup, make_groups
 from zanzibar_env.train.jax_training.keep import keep_interrupted, policy_bytes
 from zanzibar_env.train.results.runs import EVAL_CSV, command_line, git_commit, make_run_dir, write_eval_csv
@@ -421,15 +420,16 @@ def _summary(out: dict[str, Any]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     argv = sys.argv[1:] if argv is None else argv
-    ap = argparse.ArgumentParser(
-        prog=command_prog("zanzibar_env.train.jax_ppo"),
-        description="PPO on the JAX env (rollout and update under jit) from a YAML config.",
-        epilog=keys_help(JaxPPOConfig, load_jax_config, argv, DEFAULT_JAX_CONFIG.stem),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    description = "PPO on the JAX env (rollout and update under jit) from a YAML config."
+    ap = config_parser(
+        "zanzibar_env.train.jax_ppo",
+        description,
+        JaxPPOConfig,
+        load_jax_config,
+        DEFAULT_JAX_CONFIG.stem,
+        "jax_ppo_",
+        argv,
     )
-    add_config_options(ap, "jax_ppo_", DEFAULT_JAX_CONFIG.stem)
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one config key (repeatable; the value is parsed as YAML)")  # fmt: skip
     return ap.parse_args(argv)
 
 

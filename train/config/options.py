@@ -77,3 +77,35 @@ def keys_help(cls: type, load: Callable[[str | None], Any], argv: Sequence[str],
     return f"config keys (YAML file or --set key=value), with their values in {source}:\n" + describe_fields(
         cls, base
     )
+
+
+def config_parser(
+    module: str,
+    description: str,
+    cls: type,
+    load: Callable[[str | None], Any],
+    default: str,
+    prefix: str,
+    argv: Sequence[str],
+) -> argparse.ArgumentParser:
+    """The parser of a command run from one config: ``--config``, ``--list-configs`` and ``--set``.
+
+    Args:
+        module: the command's module (its usage line: :func:`zanzibar_env.core.invocation.command_prog`).
+        description: the command's one-line description.
+        cls: its config dataclass; ``load`` loads a config by name or path (``None``: ``default``).
+        default: the shipped config used without ``--config``; ``prefix``: the shipped names it takes.
+        argv: the command line, read for ``--config`` so that ``--help`` shows that config's values.
+    """
+    from zanzibar_env.core.invocation import command_prog
+
+    ap = argparse.ArgumentParser(
+        prog=command_prog(module),
+        description=description,
+        epilog=keys_help(cls, load, argv, default),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_config_options(ap, prefix, default)
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="override one config key (repeatable; the value is parsed as YAML)")  # fmt: skip
+    return ap
