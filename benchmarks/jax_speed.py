@@ -33,10 +33,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from zanzibar_env.envs.vector import ZanzibarVectorEnv
 from zanzibar_env.jax import Env
+from zanzibar_env.train.bench import vector_stepper
 from zanzibar_env.train.results import cpu_model
 
 
@@ -64,21 +63,6 @@ def jax_runner(
         carry[0] = run(carry[0])
         jax.block_until_ready(carry[0])
         return n * chunk
-
-    return go
-
-
-def vector_runner(n: int, opponents: str) -> Callable[[], int]:
-    vec = ZanzibarVectorEnv(n, opponents=opponents, episode="round", seed=0)
-    vec.reset(seed=0)
-    actions = np.random.default_rng(0).integers(8, size=(64, n))  # every mask is legal in classic
-    i = [0]
-
-    def go() -> int:
-        for _ in range(8):
-            vec.step(actions[i[0] & 63])
-            i[0] += 1
-        return 8 * n
 
     return go
 
@@ -121,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
                 rows.append((f"zanzibar_env.jax vs {opp}, {loops}", n, rate(go, a.seconds, a.repeats)))
             if not a.no_numpy:
                 rows.append(
-                    (f"numpy vector env vs {opp}", n, rate(vector_runner(n, opp), a.seconds, a.repeats))
+                    (f"numpy vector env vs {opp}", n, rate(vector_stepper(n, opp), a.seconds, a.repeats))
                 )
         print(f"\n{'env (2-player classic round)':40} {'envs':>8} {'steps/s':>14} {'x pgx ttt':>9}")
         for name, k, r in rows:

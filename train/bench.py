@@ -64,9 +64,9 @@ def gym_stepper(env_id: str, **kwargs: Any) -> Callable[[], int]:
     return go
 
 
-def vector_stepper(n: int) -> Callable[[], int]:
+def vector_stepper(n: int, opponents: str = "random") -> Callable[[], int]:
     """8 steps of the numpy vector env of ``n`` tables (every hold mask is legal in classic)."""
-    vec = ZanzibarVectorEnv(n, opponents="random", episode="round", seed=0)
+    vec = ZanzibarVectorEnv(n, opponents=opponents, episode="round", seed=0)
     vec.reset(seed=0)
     actions = np.random.default_rng(0).integers(8, size=(64, n))
     i = [0]

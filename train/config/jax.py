@@ -14,14 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from zanzibar_env.configs import CONFIG_DIR, resolve_config
+from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.rules import load_ruleset
-from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config.checks import bad_value
 from zanzibar_env.train.config.resources import check_memory
-from zanzibar_env.train.config.training import apply, config_field, config_meta, parse_override, read_yaml
+from zanzibar_env.train.config.training import (
+    config_field,
+    config_meta,
+    layered_config,
+    write_config,
+)
 
 DEFAULT_JAX_CONFIG = CONFIG_DIR / "jax_ppo_classic_2p.yaml"
 #: Opponents the JAX env plays inside ``step`` (the learner's seat: the config key ``seat``).
@@ -167,14 +169,9 @@ def load_jax_config(
     path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> JaxPPOConfig:
     """Defaults <- the YAML file (default ``configs/jax_ppo_classic_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(
-        JaxPPOConfig(),
-        read_yaml(resolve_config(path, "jax_ppo_") if path is not None else DEFAULT_JAX_CONFIG),
-    )
-    cfg = apply(cfg, dict(parse_override(o) for o in overrides))
-    return check_jax_config(cfg)
+    return check_jax_config(layered_config(JaxPPOConfig(), path, overrides, "jax_ppo_", DEFAULT_JAX_CONFIG))
 
 
 def save_jax_config(cfg: JaxPPOConfig, path: str | Path) -> None:
     """Write the resolved config as YAML (loadable by :func:`load_jax_config`), atomically."""
-    atomic_write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    write_config(cfg, path)

@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from zanzibar_env.agents.game_table_agent import check_ruleset
-from zanzibar_env.configs import CONFIG_DIR, resolve_config
+from zanzibar_env.configs import CONFIG_DIR
 from zanzibar_env.core.rules import load_ruleset
-from zanzibar_env.core.safe_io import atomic_write_text
 from zanzibar_env.train.config.checks import bad_value
-from zanzibar_env.train.config.training import apply, config_field, parse_override, read_yaml
+from zanzibar_env.train.config.training import (
+    config_field,
+    layered_config,
+    write_config,
+)
 
 DEFAULT_GAME_CONFIG = CONFIG_DIR / "jax_game_2p.yaml"
 _BIG = 10**13
@@ -108,14 +109,11 @@ def load_game_config(
     path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> JaxGameConfig:
     """Defaults <- the YAML file (default ``configs/jax_game_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(
-        JaxGameConfig(),
-        read_yaml(resolve_config(path, "jax_game_") if path is not None else DEFAULT_GAME_CONFIG),
+    return check_game_config(
+        layered_config(JaxGameConfig(), path, overrides, "jax_game_", DEFAULT_GAME_CONFIG)
     )
-    cfg = apply(cfg, dict(parse_override(o) for o in overrides))
-    return check_game_config(cfg)
 
 
 def save_game_config(cfg: JaxGameConfig, path: str | Path) -> None:
     """Write the resolved config as YAML (loadable by :func:`load_game_config`), atomically."""
-    atomic_write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    write_config(cfg, path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -398,15 +399,25 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key.strip(), _load_yaml(raw, f"--set {key.strip()}") if raw.strip() else ""
 
 
+def layered_config(
+    base: C, path: str | Path | None, overrides: Sequence[str], prefix: str, default: Path
+) -> C:
+    """``base`` <- the YAML file (a path or a shipped name of ``prefix``; ``default`` without one) <-
+    ``key=value`` overrides: how every config-driven command reads its config (checks are the caller's)."""
+    cfg = apply(base, read_yaml(resolve_config(path, prefix) if path is not None else default))
+    return apply(cfg, dict(parse_override(o) for o in overrides))
+
+
+def write_config(cfg: Any, path: str | Path) -> None:
+    """Write a resolved config (a dataclass with ``to_dict``) as YAML, atomically."""
+    atomic_write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
     """Defaults <- the YAML file (default ``configs/ppo_classic_2p.yaml``) <- ``key=value`` overrides."""
-    cfg = apply(
-        TrainConfig(), read_yaml(resolve_config(path, "ppo_") if path is not None else DEFAULT_CONFIG)
-    )
-    cfg = apply(cfg, dict(parse_override(o) for o in overrides))
-    return check_config(cfg)
+    return check_config(layered_config(TrainConfig(), path, overrides, "ppo_", DEFAULT_CONFIG))
 
 
 def save_config(cfg: TrainConfig, path: str | Path) -> None:
     """Write the resolved config as YAML (loadable by :func:`load_config`), atomically."""
-    atomic_write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    write_config(cfg, path)
