@@ -102,7 +102,7 @@ def _engine_runner(rules: zz.Ruleset, n: int, seed: int) -> Callable[[int], zz.R
     def run(k: int) -> zz.RoundRecord:
         state = RoundState(rules, stacks, k % n, dice)
         while state.current_seat is not None:
-            state.act(agent.act(state.view()))
+            state.apply(agent.act(state.view()))
         return state.record
 
     return run

@@ -34,7 +34,7 @@ def _views(ruleset: str, n: int, count: int, seed: int = 0) -> ViewBatch:
         st = RoundState(rules, [rules.starting_stack] * n, 0, dice)
         while st.current_seat is not None:
             views.append(st.view())
-            st.act(agent.act(views[-1]))
+            st.apply(agent.act(views[-1]))
     return ViewBatch.from_views(views[:count])
 
 

@@ -60,7 +60,7 @@ class Session:
         while not game.done and game.current_seat != self.seat and steps < MAX_BOT_STEPS:
             seat = game.current_seat
             assert seat is not None
-            game.act(int(self.bots[seat].act(game.view())))
+            game.apply(int(self.bots[seat].act(game.view())))
             steps += 1
             self._narrate()
 
@@ -126,7 +126,7 @@ class Session:
             }
             fb["values"] = values.rows()
         self.log = []
-        game.act(action)
+        game.apply(action)
         self._narrate()
         self.feedback.append(fb)
         self._run_bots()

@@ -137,7 +137,7 @@ def ask_view(rules: Ruleset, players: int, hands: list[Any], first_rolls: int, d
     for a in actions:
         if state.current_seat is None:
             raise ValueError("the round ended before your turn (an earlier hand ends it at once)")
-        state.act(a)
+        state.apply(a)
     if state.current_seat != len(earlier):
         raise ValueError("an earlier hand ends the turn at once; it cannot be followed by a decision here")
     return state.view()

@@ -77,7 +77,7 @@ def test_round_winner_rolls_first_next_round() -> None:
     script = Script(EXAMPLE_ACTIONS)
     while state.round.record.starting_seat == 0 and not state.round.done:
         assert state.current_seat is not None
-        state.act(script(state.view()))
+        state.apply(script(state.view()))
     assert script.finished() and len(state.record.rounds) == 1
     assert state.current_seat == 2 and state.view().dice == (2, 3, 4) and state.view().is_first
     assert state.view().stacks == (16, 36, 16, 16, 16), "stacks relative to the acting seat"
@@ -118,8 +118,8 @@ def test_no_holds_option() -> None:
     state = RoundState(rules, [20, 20], 0, ScriptedDice([2, 5, 6, 1, 1, 1, 3, 3, 4]))
     assert state.legal_actions() == [0, STOP]
     with pytest.raises(ValueError, match=r"illegal action 6: legal hold masks are \[0, 7\]"):
-        state.act(6)
-    state.act(0)
+        state.apply(6)
+    state.apply(0)
     assert state.dice == (1, 1, 1) and state.rolls_used == 2
 
 
@@ -168,11 +168,11 @@ def test_payer_gives_what_they_hold() -> None:
 def test_several_players_reaching_zero_share_the_win() -> None:
     rules = zz.load_ruleset("classic", starting_stack=3)
     state = GameState(rules, 3, ScriptedDice([4, 5, 6, 5, 5, 6, 2, 2, 3]))
-    state.act(STOP)
+    state.apply(STOP)
     assert state.done and state.current_seat is None
     assert state.record.winners == [0, 1] and state.record.final_stacks == [0, 0, 9]
     with pytest.raises(RuntimeError, match="game is over"):
-        state.act(STOP)
+        state.apply(STOP)
     with pytest.raises(RuntimeError, match="game is over"):
         state.view()
     assert state.legal_actions() == []
@@ -272,7 +272,7 @@ def test_bad_player_count_in_rounds() -> None:
 def test_bad_action(action: object) -> None:
     state = RoundState(zz.load_ruleset("classic"), [20, 20], 0, ScriptedDice([1, 2, 3]))
     with pytest.raises(ValueError, match="hold mask"):
-        state.act(action)  # type: ignore[arg-type]
+        state.apply(action)  # type: ignore[arg-type]
     assert state.rolls_used == 1 and state.record.turns == [], "a rejected action changes nothing"
 
 
@@ -292,10 +292,10 @@ def test_scripted_dice_run_out_or_bad() -> None:
 
 def test_acting_after_the_round_ended() -> None:
     state = RoundState(zz.load_ruleset("classic"), [20, 20], 0, ScriptedDice([1, 2, 3, 4, 5, 6]))
-    state.act(STOP)
+    state.apply(STOP)
     assert state.done and state.legal_actions() == []
     with pytest.raises(RuntimeError, match="round is over"):
-        state.act(STOP)
+        state.apply(STOP)
     with pytest.raises(RuntimeError, match="round is over"):
         state.view()
 

@@ -51,7 +51,7 @@ def test_fast_encoding_is_identical(ruleset: str) -> None:
             np.testing.assert_array_equal(fast(g.round), encode(v))
             np.testing.assert_array_equal(encode(v), reference_obs(v))  # the independent oracle
             checked += 1
-            g.act(int(rng.integers(8)))
+            g.apply(int(rng.integers(8)))
     assert checked > 300
     env = ZanzibarEnv(ruleset=rules, num_players=4, max_rounds=30)  # the env's cached encoder
     obs, _ = env.reset(seed=3)

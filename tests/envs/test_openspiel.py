@@ -80,7 +80,7 @@ def test_scripted_round_matches_engine(ruleset: str) -> None:
             agent = RandomAgent(seed)
             rnd = RoundState(rules, stacks, seed % n, script)
             while rnd.current_seat is not None:
-                rnd.act(agent.act(rnd.view()))
+                rnd.apply(agent.act(rnd.view()))
             rec = rnd.record
             game = pyspiel.load_game(
                 "python_zanzibar_round",

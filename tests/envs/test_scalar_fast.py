@@ -72,7 +72,7 @@ def test_view_fields_match_the_properties(ruleset: str) -> None:
         got = g.view()
         assert type(got) is View and got == want
         checked += 1
-        g.act(int(rng.integers(8)))
+        g.apply(int(rng.integers(8)))
     assert checked > 100
 
 

@@ -58,7 +58,7 @@ def _engine_outcome(rules: zz.Ruleset, x: int, y: int, ra: int, rb: int, rolloff
     faces += [*rolloff, 1, 1, 2]  # the roll-off throws, then the next round's first roll
     state = GameState(rules, 2, ScriptedDice(faces), stacks=[x, y], max_rounds=2)
     while not state.record.rounds:
-        state.act(7)
+        state.apply(7)
     rec = state.record
     if rec.winners:
         return (1.0 if rec.winners == [0] else 0.0 if rec.winners == [1] else 0.5,)

@@ -240,7 +240,7 @@ def test_model_agent_matches_registry_ppo_agent() -> None:
         state = RoundState(rules, [20, 20], seed % 2, RandomDice(seed))
         while not state.done:
             views.append(state.view())
-            state.act(int(np.random.default_rng(seed).integers(8)))
+            state.apply(int(np.random.default_rng(seed).integers(8)))
     batch = ViewBatch.from_views(views)
     mine = ev.ModelAgent(ev.load_model(SHIPPED)).act_batch(batch)
     assert np.array_equal(mine, make_agent(f"ppo:{SHIPPED}").act_batch(batch))

@@ -31,7 +31,7 @@ def _game(ruleset: str, n: int, seed: int, decisions: int | None = None) -> zz.G
     bot = make_agent("random", seed=seed)
     k = 0
     while not game.done and (decisions is None or k < decisions):
-        game.act(bot.act(game.view()))
+        game.apply(bot.act(game.view()))
         k += 1
     return game
 
@@ -55,7 +55,7 @@ def test_held_dice_are_tracked_and_drawn_gold() -> None:
     # seat 0 throws 2-5-6, keeps 5 and 6 (mask 0b110), rethrows one die: a 1 -> dice 1-5-6
     game = zz.GameState(zz.load_ruleset("classic"), 2, ScriptedDice([2, 5, 6, 1] + [3] * 60))
     assert held_mask(game.round) == 0
-    game.act(0b110)
+    game.apply(0b110)
     assert game.round.dice == (1, 5, 6)
     assert held_mask(game.round) == 0b110
     s = snapshot(game, seat=1)
@@ -73,14 +73,14 @@ def test_held_dice_are_tracked_and_drawn_gold() -> None:
 def test_ansi_shows_the_hand_to_beat_and_last_round() -> None:
     dice = [4, 4, 5, 5, 1, 3, 6, 2, 3, 4] + [4, 5, 6] * 40
     game = zz.GameState(zz.load_ruleset("classic"), 3, ScriptedDice(dice))
-    game.act(0b011)  # Player 1 keeps 4 4, rethrows a 5: 4-4-5 (13 points)
-    game.act(7)  # ... and stops after 2 rolls, which sets the roll limit to 2
-    game.act(7)  # Player 2 stops on 1-3-6 (163 points)
+    game.apply(0b011)  # Player 1 keeps 4 4, rethrows a 5: 4-4-5 (13 points)
+    game.apply(7)  # ... and stops after 2 rolls, which sets the roll limit to 2
+    game.apply(7)  # Player 2 stops on 1-3-6 (163 points)
     text = render_ansi(game)
     assert "Player 3 to play" in text and "(roll 1 of 2" in text
     assert "To beat (lowest so far): Player 1: 4-4-5 (13 points)" in text
     assert "Highest so far: Player 2: 1-3-6 (163 points)" in text
-    game.act(7)  # Player 3 stops on 2-3-4 (9 points): lowest, pays nothing, receives 1 from each
+    game.apply(7)  # Player 3 stops on 2-3-4 (9 points): lowest, pays nothing, receives 1 from each
     text = render_ansi(game)
     assert "round 2 | Player 2 to play" in text
     assert (

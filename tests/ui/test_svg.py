@@ -42,7 +42,7 @@ def test_every_state_of_a_saved_game_is_valid_svg(ruleset: str, n: int) -> None:
 
 def test_held_dice_are_marked_in_the_svg() -> None:
     game = zz.GameState(zz.load_ruleset("classic"), 2, ScriptedDice([2, 5, 6, 1] + [3] * 60))
-    game.act(0b110)  # keep 5 and 6, rethrow one die: a 1
+    game.apply(0b110)  # keep 5 and 6, rethrow one die: a 1
     root = ET.fromstring(game_svg(game))
     dice = root.findall(f"{SVG}g")
     assert [d.get("data-face") for d in dice] == ["1", "5", "6"]
@@ -57,7 +57,7 @@ def test_pillow_and_svg_draw_the_same_layout() -> None:
     from zanzibar_env.ui.render import render_rgb
 
     game = zz.GameState(zz.load_ruleset("classic"), 2, ScriptedDice([2, 5, 6, 1] + [3] * 60))
-    game.act(0b110)
+    game.apply(0b110)
     dice = [sh for sh in table_shapes(snapshot(game)) if isinstance(sh, Die)]
     frame = render_rgb(game)
     for die in dice:  # the gold rim of a held die sits on the die's left edge, half way down

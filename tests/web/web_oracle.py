@@ -47,5 +47,5 @@ def seat_views(record: GameRecord, seat: int) -> Iterator[tuple[View, int]]:
     for action in [a for r in record.rounds for t in r.turns for a in t.actions]:
         if game.current_seat == seat:
             yield game.view(), action
-        game.act(action)
+        game.apply(action)
     assert game.done and game.record.game_dict() == {**record.game_dict(), "seed": None}

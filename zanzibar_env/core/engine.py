@@ -5,7 +5,7 @@ after each roll but the last the player chooses an action, a hold mask over the 
 ascending*: bit ``i`` keeps die ``i`` and the others are re-thrown; ``7`` (keep all) stops. Turns with
 no choice are played without asking. After the last turn the round is settled (RULES.md).
 
-Drive it with :meth:`RoundState.act` while :attr:`RoundState.current_seat` is not ``None``.
+Drive it with :meth:`RoundState.apply` while :attr:`RoundState.current_seat` is not ``None``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 from . import kernel as K
 from . import settlement as S
+from .deprecated import warn_renamed
 from .dice import DiceSource
 from .hands import MULTISETS, Hand
 from .kernel import (
@@ -336,7 +337,7 @@ class RoundState:
             rel[1],
         )
 
-    def act(self, action: Any) -> None:
+    def apply(self, action: Any) -> None:
         """Apply a hold mask for the current player (``ValueError`` if it is not legal)."""
         if type(action) is not int or action not in self._legal_now:  # (empty once the round is over)
             if self.current_seat is None:
@@ -347,6 +348,11 @@ class RoundState:
             self._end_turn()
         else:
             self._roll(action)
+
+    def act(self, action: Any) -> None:
+        """Deprecated alias of :meth:`apply` (agents ``act``, states ``apply``); removed in the next release."""
+        warn_renamed("RoundState.act", "RoundState.apply")
+        self.apply(action)
 
     # ---- turn -----------------------------------------------------------------------------------
     def _start_turn(self) -> None:

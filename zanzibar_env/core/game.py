@@ -15,6 +15,7 @@ import numpy as np
 
 from . import settlement as S
 from .checks import check_agent_object, check_seed, show
+from .deprecated import warn_renamed
 from .dice import DiceSource, ScriptedDice, as_dice_source
 from .engine import RoundState, View
 from .records import GameRecord, RoundRecord
@@ -101,13 +102,19 @@ class GameState:
     def legal_actions(self) -> list[int]:
         return [] if self.done else self.round.legal_actions()
 
-    def act(self, action: int) -> None:
+    def apply(self, action: int) -> None:
+        """Apply a hold mask for the current player; finished rounds are settled and the next begins."""
         rnd = self.round
         if rnd.current_seat is None:  # a live game always has a round waiting for a decision
             raise RuntimeError("the game is over; start a new game")
-        rnd.act(action)
+        rnd.apply(action)
         if rnd.current_seat is None:
             self._advance()
+
+    def act(self, action: int) -> None:
+        """Deprecated alias of :meth:`apply` (agents ``act``, states ``apply``); removed in the next release."""
+        warn_renamed("GameState.act", "GameState.apply")
+        self.apply(action)
 
     def _advance(self) -> None:
         """Close finished rounds and start new ones until a decision is needed or the game ends."""
@@ -175,7 +182,7 @@ def _policies(policies: Policy | Sequence[Policy], n: int) -> list[Callable[[Vie
 
 def _run(state: GameState | RoundState, pols: list[Callable[[View], int]]) -> None:
     while state.current_seat is not None:
-        state.act(pols[state.current_seat](state.view()))
+        state.apply(pols[state.current_seat](state.view()))
 
 
 def play_round(

@@ -204,7 +204,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
         action = check_action(action, self._legal_bool, f" from {agent}")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        g.act(action)
+        g.apply(action)
         self._count_cycle(agent)
         self._settle_rounds()
         self._select()
@@ -264,7 +264,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             live = [a for a in self.agents if not (self.truncations[a] or self.terminations[a])]
             if not live or self.possible_agents[g.round.current_seat] in live:
                 break
-            g.act(STOP)
+            g.apply(STOP)
             self._settle_rounds()
 
     def _select(self) -> None:

@@ -243,7 +243,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             self._passing = False
             records: list[RoundRecord] = []
         else:
-            g.act(action)  # the engine checks it (kernel.check_action)
+            g.apply(action)  # the engine checks it (kernel.check_action)
             records = self._advance()
         reward, self._reward = self._reward, 0.0
         if self.render_mode == "human":
@@ -307,7 +307,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
                 return records
             action = opps[(s - seat) % n - 1].act(rnd.view())
             try:
-                g.act(action)  # checked by the engine (kernel.check_action)
+                g.apply(action)  # checked by the engine (kernel.check_action)
             except ValueError as e:
                 raise ValueError(f"{e} (from the opponent in seat {s})") from None
 

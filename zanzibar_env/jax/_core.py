@@ -114,7 +114,7 @@ class Core:
             turn_over=over,
         )  # fmt: skip
 
-    def act(self, s: State, action: Any) -> State:
+    def apply(self, s: State, action: Any) -> State:
         """The acting seat plays hold mask ``action`` (7 stops the turn)."""
         stop = action == K.STOP
         rolled = self.roll(s, jnp.where(stop, 0, action), first=False)

@@ -201,7 +201,7 @@ class Env:
         if key is not None:
             s = s.replace(seed=jax.random.bits(key, (), jnp.uint32), draws=jnp.asarray(0, jnp.uint32))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
-        acted = self.core.act(s, jnp.where(legal, action, K.STOP))
+        acted = self.core.apply(s, jnp.where(legal, action, K.STOP))
         fine = jnp.where(self.core.seats == s.current_player, self.penalty, 0.0)  # (a select, not a scatter)
         illegal = s.replace(terminated=jnp.bool_(True), rewards=s.rewards + fine)
         s = where(done | passing, s, where(legal, acted, illegal))

@@ -112,7 +112,7 @@ class Session:
                     return False
             else:
                 action = self.bots[seat](self.game.view())
-            self.game.act(action)
+            self.game.apply(action)
             self._catch_up()
         self._game_over()
         return True

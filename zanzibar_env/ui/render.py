@@ -133,7 +133,7 @@ def _interesting_position(game: GameState, policy: Callable[[View], int], min_ro
             and 0 < held_mask(rnd) < STOP
         ):
             return
-        game.act(policy(game.view()))
+        game.apply(policy(game.view()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _time_frames(args.ruleset, args.players, args.seed, policy)
     if args.final:
         while not game.done:
-            game.act(policy(game.view()))
+            game.apply(policy(game.view()))
         _save(render_rgb(game, seat=0), args.final)
         print(f"wrote {args.final} (game over after {len(game.record.rounds)} rounds)")
     return 0
@@ -190,7 +190,7 @@ def _time_frames(ruleset: str, players: int, seed: int, policy: Callable[[View],
         render_rgb(game, seat=0)
         spent += time.perf_counter() - t0
         frames += 1
-        game.act(policy(game.view()))
+        game.apply(policy(game.view()))
     print(f"render_rgb: {1000 * spent / frames:.2f} ms/frame over {frames} frames of a fresh game")
 
 

@@ -187,7 +187,7 @@ def record_snapshots(record: GameRecord, seat: int | None = None) -> Iterator[Sn
             if game.done:
                 raise ValueError(f"the game is over before decision {k + 1} of {len(actions)}")
             yield snapshot(game, seat)
-            game.act(action)
+            game.apply(action)
     except (IndexError, KeyError, TypeError, RuntimeError) as e:
         raise ValueError(f"the record does not replay: {e}") from None
     if not game.done or game.record.game_dict() != record.game_dict():

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...core import kernel as K
 from ...core import settlement as S
+from ...core.deprecated import warn_renamed
 from ...core.hands import MULTISETS, THROWS
 from ...core.rules import Ruleset
 
@@ -95,7 +96,7 @@ def _no_throw(tied: Any, multi: Any) -> list[Any]:
 
 
 class RoundMachine:
-    """One round in progress; seats in play order from ``starting_seat``. Drive it with :meth:`act`
+    """One round in progress; seats in play order from ``starting_seat``. Drive it with :meth:`apply`
     (a decision) and :meth:`chance` (an outcome id) while :attr:`done` is false.
 
     Between calls the round is at a decision of :attr:`current_seat` (``pending`` is ``None``), at a
@@ -139,7 +140,7 @@ class RoundMachine:
         return None if self.done or self.pending is not None else self.order[self.pos]
 
     # ---- moves ----------------------------------------------------------------------------------
-    def act(self, action: Any) -> None:
+    def apply(self, action: Any) -> None:
         """Apply a hold mask of the seat to decide (``ValueError`` if illegal or not a decision)."""
         if self.current_seat is None:
             raise ValueError(f"no decision to take here ({self.where()}); a hold mask cannot be applied")
@@ -148,6 +149,11 @@ class RoundMachine:
             self._end_turn()
         else:
             self.hold, self.pending = action, ("dice", K.REROLLED[action])
+
+    def act(self, action: Any) -> None:
+        """Deprecated alias of :meth:`apply` (agents ``act``, states ``apply``); removed in the next release."""
+        warn_renamed("RoundMachine.act", "RoundMachine.apply")
+        self.apply(action)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``(outcome id, probability)`` at a chance node (``[]`` elsewhere)."""

@@ -187,7 +187,7 @@ class ZanzibarState(pyspiel.State):
         if self.round.current_seat is None:
             self.round.chance(action)
         else:
-            self.round.act(action)
+            self.round.apply(action)
         if self.fixed.whole_game and self.round.done:
             self._next_round()
 
