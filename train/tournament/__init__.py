@@ -24,7 +24,7 @@ row per game and seat), ``results.json`` (config, summary, every game: the same 
 
 Speed. A backend hands its workers chunks of consecutive deals, and a worker plays a chunk's games in
 lockstep (:mod:`~zanzibar_env.train.tournament.lockstep`): hundreds of games at once through the vector
-env's batched core, each agent asked once per step for every game where it acts (``act_batch``), with
+env's numpy engine (``NumpyGames``), each agent asked once per step for every game where it acts (``act_batch``), with
 the very games of the per-game runner (``lockstep=False``; tested byte for byte).
 
 The package, one concept a module: :mod:`~zanzibar_env.train.tournament.deals` (a deal's plan and

@@ -1,4 +1,4 @@
-"""Deals played in lockstep: every game of a chunk of deals at once, through the vector env's batched core.
+"""Deals played in lockstep: every game of a chunk of deals at once, through the numpy engine (the vector env's).
 
 :func:`play_deals` is what the backends call. It plays the games of :func:`~zanzibar_env.train.tournament.
 deals.play_deal`, exactly: one row of :class:`LockstepGames` per game (deal ``d``, rotation ``r``), each
@@ -34,7 +34,7 @@ from zanzibar_env.core import kernel as K
 from zanzibar_env.core.bots import BaseAgent
 from zanzibar_env.core.engine import View
 from zanzibar_env.core.hands import MULTISETS
-from zanzibar_env.envs._batched import BatchedGame
+from zanzibar_env.envs._batched import NumpyGames
 from zanzibar_env.envs.vector import LazyViewBatch
 from zanzibar_env.train.tournament.deals import (
     DealContext,
@@ -116,7 +116,7 @@ class DealDice:
         return np.stack([t // 36 + 1, t // 6 % 6 + 1, t % 6 + 1], axis=1)
 
 
-class LockstepGames(BatchedGame):
+class LockstepGames(NumpyGames):
     """``rows`` whole games stepped together; :meth:`begin_game` begins a game in a row (seat 0 rolls first,
     dice from ``RandomDice(dice_seed)``), which ends as the engine's ``GameState`` ends it (or after
     ``max_rounds``). A row without a game counts as ended."""
@@ -142,7 +142,7 @@ class LockstepGames(BatchedGame):
         self.begin_episode(r, np.zeros(r.size, np.int64))
         self._resolve(r[self._start_turn(r)])
 
-    # ---- the batched core's hooks ---------------------------------------------------------------
+    # ---- the numpy engine's hooks ---------------------------------------------------------------
     def _throws(self, r: np.ndarray, held: np.ndarray) -> np.ndarray:
         return self._dice.throws(r, _REROLLED.take(held))
 
@@ -304,7 +304,7 @@ def _step(games: LockstepGames, seats: list[_Seat], who: np.ndarray, r: np.ndarr
         for a in np.unique(agent_of).tolist():
             m = agent_of == a
             act[m] = _actions(seats[a], games, r[m])
-    games._resolve(r[games._act(r, act)])
+    games._resolve(r[games._apply(r, act)])
 
 
 def play_deals(ctx: DealContext, deals: Sequence[int]) -> list[DealGames]:

@@ -18,7 +18,7 @@ Where each rule lives
 
 Design: one formula, two kinds of numbers
 -----------------------------------------
-The scalar engine (:mod:`~zanzibar_env.core.engine`) plays one table with Python ints; the batched core
+The scalar engine (:mod:`~zanzibar_env.core.engine`) plays one table with Python ints; the numpy engine
 of the vector env (:mod:`zanzibar_env.envs._batched`) plays thousands of tables with ``int64[N]``
 arrays. A batch of one would cost the scalar engine ~20 numpy calls per turn (tens of microseconds),
 so instead every rule here is either

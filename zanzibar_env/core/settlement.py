@@ -2,7 +2,7 @@
 rewards of the envs.
 
 Every function takes one value per seat **in play order** (position 0 rolled first) as a list, each
-value a Python int/bool (the scalar engine, one table) or a numpy array over env rows (the batched core,
+value a Python int/bool (the scalar engine, one table) or a numpy array over env rows (the numpy engine,
 every table at once); see :mod:`zanzibar_env.core.kernel` for the design. A seat that did not roll this
 round (out of lives, or after an instant Zanzibar) has rank ``-1``.
 

@@ -1,11 +1,11 @@
-"""The batched game core of the vector env: Zanzibar for ``N`` tables as ``[N, ...]`` numpy arrays.
+"""The numpy engine, :class:`NumpyGames`: ``N`` games as ``[N, ...]`` numpy arrays (the vector env's core).
 
 Pure numpy (no gymnasium): dice are throw indices ``0..215``; every draw (dice, roll-offs, the
 learner's seat) comes from the row's own random stream (:class:`~zanzibar_env.core.streams.RowStreams`),
 so a row's game depends on its own seed only. Every rule comes from the kernel
 (:mod:`zanzibar_env.core.kernel`, :mod:`zanzibar_env.core.settlement`), called with ``[rows]`` arrays
 where the scalar engine passes ints: this module only keeps the state arrays, draws dice and routes
-rows. :class:`BatchedGame` is mixed into :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which
+rows. :class:`NumpyGames` is mixed into :class:`zanzibar_env.envs.vector.ZanzibarVectorEnv`, which
 sets the attributes it reads.
 """
 
@@ -29,7 +29,7 @@ _POPCOUNT = np.array([3 - k for k in K.REROLLED], np.int64)  # dice each hold ma
 _BIG = 1 << 30
 
 
-class BatchedGame:
+class NumpyGames:
     """State arrays and the rules of ``num_envs`` tables; every method works on a set of rows."""
 
     rules: Ruleset
@@ -150,7 +150,7 @@ class BatchedGame:
     def _start_turn(self, r: np.ndarray) -> np.ndarray:
         return self._roll(r, np.zeros(r.size, np.int64), first=True)
 
-    def _act(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
+    def _apply(self, r: np.ndarray, act: np.ndarray) -> np.ndarray:
         stop = act == STOP
         k = np.count_nonzero(stop)
         if not k:  # every row rolls again: no masks

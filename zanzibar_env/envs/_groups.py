@@ -1,7 +1,7 @@
 """One batched vector env whose rows are split into groups, each group playing its own opponents.
 
 Training splits its envs into opponent groups (fixed bots, self-play checkpoints, exploiters). One
-:class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv` per group runs the batched core once per group
+:class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv` per group runs the numpy engine once per group
 and step; on small groups (32 rows) its per-call cost dominates, so :class:`GroupedVectorEnv` runs
 every group in one core and only the opponents' decisions are dispatched per group (and seat).
 """

@@ -14,10 +14,10 @@ from gymnasium.vector import AutoresetMode
 
 from ..core.checks import check_bool, check_options, check_seed, show
 from . import _envutil as U
-from ._batched import BatchedGame
+from ._batched import NumpyGames
 
 
-class VectorConventions(BatchedGame):
+class VectorConventions(NumpyGames):
     """Autoreset mode, ``max_episode_steps``, ``skip_no_decision``, seats per env and reset, per-env seeds."""
 
     metadata: dict[str, Any]

@@ -1,7 +1,7 @@
 """A native batched numpy implementation of Zanzibar as a ``gymnasium.vector.VectorEnv``.
 
 Every sub-environment is one row of ``[N, ...]`` state arrays
-(:class:`~zanzibar_env.envs._batched.BatchedGame`); a step advances all rows at once with numpy (no
+(:class:`~zanzibar_env.envs._batched.NumpyGames`); a step advances all rows at once with numpy (no
 per-env Python loop on the hot path); opponents act through ``agent.act_batch(ViewBatch)``.
 """
 
@@ -253,7 +253,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
         Each row's draws come from its own stream in the row's own order, so playing rows together
         (in one pass per opponent decision) gives every row the game it would have alone."""
-        t = r[self._act(r, act)]
+        t = r[self._apply(r, act)]
         if new.size:
             t = np.concatenate([t, new[self._start_turn(new)]])
             r = np.concatenate([r, new])
@@ -268,7 +268,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
             r = self._opponent_rows(r)
             if not r.size:
                 return
-            t = r[self._act(r, self._opponent_actions(r))]
+            t = r[self._apply(r, self._opponent_actions(r))]
 
     # ---- observations ---------------------------------------------------------------------------
     def _learner_cells(self, r: np.ndarray) -> np.ndarray:

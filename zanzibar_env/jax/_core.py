@@ -1,11 +1,11 @@
-"""The rules of one table under JAX: turns, rounds, settlement and game ends on an unbatched :class:`State`.
+"""The JAX engine, :class:`JaxGames`: turns, rounds, settlement and game ends on an unbatched :class:`State`.
 
 Every rule is the kernel's: the branch-free formulas of :mod:`zanzibar_env.core.kernel` and
 :mod:`zanzibar_env.core.settlement` are called with JAX scalars (and ``[n]`` arrays, one value per
 seat in play order, where the vector env passes ``[rows]`` arrays); the kernel's tables (dice
 transitions, ranks, categories, payments, lives) are converted to ``jnp`` arrays once per ruleset.
 This module only keeps the state, draws dice and routes control (``lax.cond`` / ``lax.while_loop``),
-as :mod:`zanzibar_env.envs._batched` does for numpy. Functions act on one table; ``jax.vmap`` batches.
+as :mod:`zanzibar_env.envs._batched` does for numpy. Functions work on one game; ``jax.vmap`` batches.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ I32 = jnp.int32
 _BIG = 1 << 30
 
 
-class Core:
+class JaxGames:
     """The rules of ``ruleset`` at ``num_players`` seats as JAX functions of a :class:`State`.
 
     ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"chips"`` or ``"win"``) and ``max_rounds``
@@ -263,8 +263,8 @@ def _take(x: Any, i: Any) -> Any:
 
 
 def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
-    """``(multiset, rank, instant, category, own payment)`` of a ``Core.ROLL`` entry (the first three) or
-    of ``Core.MS_INFO[ms] << 6`` (the last four)."""
+    """``(multiset, rank, instant, category, own payment)`` of a ``JaxGames.ROLL`` entry (the first three) or
+    of ``JaxGames.MS_INFO[ms] << 6`` (the last four)."""
     return p & 63, (p >> 6) & 63, (p >> 12) & 1 == 1, (p >> 13) & 7, p >> 16
 
 

@@ -129,9 +129,9 @@ class State:
 
 
 BITS = {k: v for k, v in vars(State).items() if isinstance(v, _Bits)}
-_SEATS, _ROLLS, _RANK = MAX_PLAYERS, _INT_RANGES["max_rolls"][1], 63  # (Core checks a ruleset's ranks)
+_SEATS, _ROLLS, _RANK = MAX_PLAYERS, _INT_RANGES["max_rolls"][1], 63  # (JaxGames checks a ruleset's ranks)
 #: the values each bit field must hold: seats and positions from MAX_PLAYERS, rolls from the largest
-#: max_rolls a ruleset may set, multisets from hands.MULTISETS, ranks and categories checked by Core
+#: max_rolls a ruleset may set, multisets from hands.MULTISETS, ranks and categories checked by JaxGames
 RANGES: dict[str, tuple[int, int]] = {
     "hand_rank": (-1, _RANK), "hand_cat": (0, 7), "pos": (0, _SEATS), "limit": (0, _ROLLS),
     "lo_rank": (-1, _RANK), "lo_count": (0, _SEATS), "hi_rank": (-1, _RANK), "hi_seat": (-1, _SEATS - 1),

@@ -20,7 +20,7 @@ from ..core.policy_table import PolicyTable
 from ..core.provenance import ruleset_digest
 from ..core.registry import agents_with
 from ..envs import _envutil as U
-from ._core import I32, Core, where
+from ._core import I32, JaxGames, where
 from ._obs import JaxEncoder
 from ._policy import JaxPolicy
 from ._state import State, draw_u32, empty_state
@@ -111,8 +111,8 @@ class Env:
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
-        self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play,
-                         rolloff_unroll=2 if self.loops == "fixed" else 0)  # fmt: skip
+        self.games = JaxGames(rules, n, episode, reward, max_r, learner=not self.self_play,
+                              rolloff_unroll=2 if self.loops == "fixed" else 0)  # fmt: skip
         self.enc = JaxEncoder(rules, n)
         self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
         opp = "self-play" if self.self_play else ",".join(p.name or p.kind for p in self.opponents)
@@ -146,8 +146,8 @@ class Env:
             self._n, OBS_SIZE, NUM_ACTIONS, script, jax.random.bits(k_seed, (), jnp.uint32), self.key
         )
         seat = jax.random.randint(k_seat, (), 0, self._n, I32) if self.fixed_seat is None else self.fixed_seat
-        s = self.core.begin_episode(s, jnp.asarray(seat, I32))
-        s = self.core.roll(s, 0, first=jnp.bool_(True))  # seat 0's first throw
+        s = self.games.begin_episode(s, jnp.asarray(seat, I32))
+        s = self.games.roll(s, 0, first=jnp.bool_(True))  # seat 0's first throw
         # skip: nothing to report (an episode that ends before the first decision is begun again)
         s, _ = self._play(s, reset=self.skip, reported=True)
         zero = jnp.zeros_like(s.rewards)
@@ -201,8 +201,8 @@ class Env:
         if key is not None:
             s = s.replace(seed=jax.random.bits(key, (), jnp.uint32), draws=jnp.asarray(0, jnp.uint32))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
-        acted = self.core.apply(s, jnp.where(legal, action, K.STOP))
-        fine = jnp.where(self.core.seats == s.current_player, self.penalty, 0.0)  # (a select, not a scatter)
+        acted = self.games.apply(s, jnp.where(legal, action, K.STOP))
+        fine = jnp.where(self.games.seats == s.current_player, self.penalty, 0.0)  # (a select, not a scatter)
         illegal = s.replace(terminated=jnp.bool_(True), rewards=s.rewards + fine)
         s = where(done | passing, s, where(legal, acted, illegal))
         s, ended = self._play(s, reset=reset, reported=False)
@@ -234,7 +234,7 @@ class Env:
         events until the caller's decision or a round's last turn; then the round is settled where one
         is over, a new episode begun where one ended (``reset``), and the next turn's first throw made;
         the outer loop repeats that until the caller's decision."""
-        core = self.core
+        games = self.games
         zero = jnp.zeros_like(s.rewards)
 
         def again(s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[Any, State, tuple[Any, Any, Any, Any]]:
@@ -248,10 +248,10 @@ class Env:
         def body(c: tuple[State, Any]) -> tuple[State, Any]:
             s, rep = c
             s, due = self._turns(s)
-            s = where(due, core.settle(s, due), s)  # (the next round begun where the episode goes on)
+            s = where(due, games.settle(s, due), s)  # (the next round begun where the episode goes on)
             is_new, s, rep = again(s, rep)
             first = is_new | (due & ~_over(s))  # a turn begins: its first throw
-            return where(first, core.roll(s, 0, jnp.bool_(True)), s), rep
+            return where(first, games.roll(s, 0, jnp.bool_(True)), s), rep
 
         if reset and self.skip:
             cond = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
@@ -267,12 +267,12 @@ class Env:
         (returns the state and that flag: the round is to be settled). Each pass is one event, computed
         branch-free: a finished turn is recorded (and the next seat's first throw made), or an opponent
         decides (and re-throws)."""
-        core = self.core
+        games = self.games
 
         def body(c: tuple[State, Any]) -> tuple[State, Any]:
             s, _ = c
             is_end = s.turn_over  # record the turn
-            recorded, last = core.record(s)
+            recorded, last = games.record(s)
             if self.self_play:
                 t, hold = where(is_end, recorded, s), jnp.asarray(0, I32)
             else:
@@ -280,7 +280,7 @@ class Env:
                 t = where(is_end, recorded, opp)
             first = is_end & ~last  # the next seat's turn begins: its first throw
             stop = ~is_end & (hold == K.STOP)
-            rolled = core.roll(t, jnp.where(first, 0, hold), first)
+            rolled = games.roll(t, jnp.where(first, 0, hold), first)
             t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
             return t, is_end & last
 
@@ -307,7 +307,7 @@ class Env:
         if self.fixed_seat is None:
             s, seat = _draw_seat(s, self._n)
         s = s.replace(rewards=jnp.zeros_like(s.rewards), _step_count=jnp.asarray(0, I32))
-        return self.core.begin_episode(s, seat), kept
+        return self.games.begin_episode(s, seat), kept
 
     def _opponent(self, s: State) -> tuple[State, Any]:
         """The acting opponent's hold mask (the ``k``-th seat after the learner plays ``opponents[k]``)."""
