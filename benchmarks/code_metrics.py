@@ -5,7 +5,9 @@
 - the Python modules under each top-level folder (and under each of ``train/``'s subpackages);
 - the project modules that ``train/ppo.py`` names, and that ``python -m train.ppo`` and one ``env.step``
   load (what a reader follows);
-- the counts of ``# fmt: skip``, ``# noqa``, ``# type: ignore`` and ``Any`` in the library's code.
+- the counts of ``# fmt: skip``, ``# noqa``, ``# type: ignore`` and ``Any`` in the library's code;
+- the library modules that have a test module of their own name (``tests/<package>/test_<module>.py``);
+- the words containing "table" in the library's code, by what they mean (a rough, word-based sort).
 
 Nothing is timed: the figures depend on the source only, so two checkouts compare line for line.
 """
@@ -27,6 +29,27 @@ NOISE = {
     "# noqa": re.compile(r"#\s*noqa"),
     "# type: ignore": re.compile(r"#\s*type:\s*ignore"),
     "Any": re.compile(r"\bAny\b"),
+}
+#: Where the tests of a library folder live (the longest matching prefix wins).
+TEST_HOME = {
+    "zanzibar_env": "package", "zanzibar_env/core": "core", "zanzibar_env/envs": "envs",
+    "zanzibar_env/jax": "jax", "zanzibar_env/ui": "ui", "agents": "agents", "agents/exact": "exact",
+    "train": "train", "train/tournament": "tournament", "web": "web",
+}  # fmt: skip
+#: "table" words by meaning, first match wins (a rough sort by the word alone).
+TABLE_MEANINGS = {
+    "policy table": re.compile(
+        r"policy_?tables?|game_?tables?|TableAgent|agent_tables|(save|load|from)_table", re.I
+    ),
+    "hand ranking table": re.compile(
+        r"HandTable|hand_tables?|lives_table|(rules|ruleset|self)\.table$", re.I
+    ),
+    "lookup / solved table": re.compile(
+        r"\w_tables|^_tables?$|(?-i:Tables)$|table_key|transition_table", re.I
+    ),
+    "printed table": re.compile(r"(print|format|scale|values)_table", re.I),
+    "the seats at play (names)": re.compile(r"^(?!tables?$).*(table\w|\wtable)", re.I),
+    "plain table(s) (prose, by context)": re.compile(r"^tables?$", re.I),
 }
 _LOADED = """
 import sys, os
@@ -77,6 +100,46 @@ def noise_counts(root: Path) -> Counter[str]:
     return found
 
 
+def _library_files(root: Path) -> list[tuple[str, Path]]:
+    """``(folder, path)`` of each library module, each once (a file reached through a link is left out)."""
+    out = []
+    for folder in (*LIBRARY, "web"):
+        for path in _modules(root / folder):
+            if path.resolve().is_relative_to((root / folder).resolve()):
+                out.append((folder, path))
+    return out
+
+
+def mirrored_tests(root: Path) -> tuple[int, int]:
+    """Library modules with a test module of their own name, and library modules (``__init__`` and
+    ``__main__`` left out): ``agents/exact/game.py`` is mirrored by ``tests/exact/test_game.py``."""
+    have = total = 0
+    for _, path in _library_files(root):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        rel = path.parent.relative_to(root).as_posix()
+        home = max((k for k in TEST_HOME if rel == k or rel.startswith(k + "/")), key=len)
+        total += 1
+        have += (root / "tests" / TEST_HOME[home] / f"test_{path.stem.lstrip('_')}.py").exists()
+    return have, total
+
+
+def table_words(root: Path) -> Counter[str]:
+    """The words containing "table" in the library's code, sorted by :data:`TABLE_MEANINGS`."""
+    found: Counter[str] = Counter()
+    for _, path in _library_files(root):
+        for line in path.read_text().splitlines():
+            for word in re.findall(r"[\w.]*table\w*", line, re.I):
+                if re.search(r"stable|executable|printable|writable|repeatable", word, re.I):
+                    continue
+                last = word.rsplit(".", 1)[-1]  # (the hand ranking table is read as ``rules.table``)
+                meaning = (
+                    k for k, p in TABLE_MEANINGS.items() if p.search(word if k.startswith("hand") else last)
+                )
+                found[next(meaning, "other")] += 1
+    return found
+
+
 def named_modules(path: Path) -> tuple[int, int]:
     """Project modules a file's imports name (all, and those of ``zanzibar_env.train``): a reader's first hop."""
     names: set[str] = set()
@@ -116,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  project modules loaded by {name:<45} {n:>4}")
     for name, n in noise_counts(root).items():
         print(f"  {name!r:<18} in the library {n:>5}")
+    have, total = mirrored_tests(root)
+    print(f"  library modules with a same-named test module {have:>4} of {total}")
+    for name, n in sorted(table_words(root).items()):
+        print(f"  'table' words meaning {name:<28} {n:>5}")
     return 0
 
 
