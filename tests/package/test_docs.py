@@ -96,3 +96,30 @@ def test_the_site_checks_links_and_anchors() -> None:
     config = (ROOT / "mkdocs.yml").read_text()
     for key in ("omitted_files", "absolute_links", "unrecognized_links", "anchors"):
         assert f"  {key}: warn" in config  # a warning fails `mkdocs build --strict`
+
+
+# ---- file paths named in the prose (`tests/jax/test_env.py`, `benchmarks/jax_speed.py`) exist ----
+_PATH = re.compile(
+    r"`((?:tests|benchmarks|train|agents|zanzibar_env|configs|experiments|docs)/[\w/.-]+\.(?:py|yaml|md))`"
+)
+_PAGES = [
+    "README.md",
+    "RULES.md",
+    "ARCHITECTURE.md",
+    "CONTRIBUTING.md",
+    *(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")),
+]
+
+
+def _missing_paths(text: str, root: Path) -> list[str]:
+    return sorted({p for p in _PATH.findall(text) if not (root / p).exists()})
+
+
+@pytest.mark.parametrize("name", [p for p in _PAGES if (ROOT / p).exists()])
+def test_every_file_path_a_page_names_exists(name: str) -> None:
+    assert not _missing_paths((ROOT / name).read_text(), ROOT), name
+
+
+def test_a_stale_file_path_is_caught() -> None:
+    text = "compared in `tests/jax/test_env.py` and `tests/test_jax.py`"
+    assert _missing_paths(text, ROOT) == ["tests/test_jax.py"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from zanzibar_env.configs import CONFIG_DIR
+from zanzibar_env.core.registry import agents_with
 from zanzibar_env.core.rules import load_ruleset
 from zanzibar_env.train.config.checks import bad_value
 from zanzibar_env.train.config.resources import check_memory
@@ -26,8 +27,9 @@ from zanzibar_env.train.config.training import (
 )
 
 DEFAULT_JAX_CONFIG = CONFIG_DIR / "jax_ppo_classic_2p.yaml"
-#: Opponents the JAX env plays inside ``step`` (the learner's seat: the config key ``seat``).
-JAX_OPPONENTS = ("optimal", "random")
+#: Opponents the JAX env plays inside ``step`` (the learner's seat: the config key ``seat``): every
+#: registered bot that has a policy table.
+JAX_OPPONENTS = tuple(agents_with("policy_table"))
 _BIG = 10**12
 
 
