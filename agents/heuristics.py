@@ -73,20 +73,20 @@ def _dice_index(view: View) -> int:
     return MULTISET_INDEX[view.dice]
 
 
-class _TableAgent(BaseAgent):
-    """Shared plumbing: a per-ruleset action table, built lazily and cached by the ruleset's options."""
+class _PrecomputedAgent(BaseAgent):
+    """Shared plumbing: the actions per state as an array, built lazily per ruleset and cached by its options."""
 
     def __init__(self, seed: int | None = None) -> None:
-        self._tables: dict[str, np.ndarray] = {}
+        self._built: dict[str, np.ndarray] = {}
         self._last: tuple[Ruleset, np.ndarray] | None = None  # fast path: the same ruleset object again
 
-    def _table(self, ruleset: Ruleset) -> np.ndarray:
+    def _actions(self, ruleset: Ruleset) -> np.ndarray:
         if self._last is not None and self._last[0] is ruleset:
             return self._last[1]
         key = repr(sorted(ruleset.to_dict().items()))
-        if key not in self._tables:
-            self._tables[key] = self._build(ruleset)
-        self._last = (ruleset, self._tables[key])
+        if key not in self._built:
+            self._built[key] = self._build(ruleset)
+        self._last = (ruleset, self._built[key])
         return self._last[1]
 
     def _build(self, ruleset: Ruleset) -> np.ndarray:
@@ -94,11 +94,11 @@ class _TableAgent(BaseAgent):
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        state["_tables"], state["_last"] = {}, None  # rebuilt on demand after unpickling
+        state["_built"], state["_last"] = {}, None  # rebuilt on demand after unpickling
         return state
 
 
-class GreedyAgent(_TableAgent):
+class GreedyAgent(_PrecomputedAgent):
     """Greedy: looks only at its own dice and one roll ahead. It holds whatever dice make the expected
     rank of its next hand highest and re-throws the rest, so it keeps throwing until standing pat is
     better on average than any re-throw, whoever it has to beat and however many rolls are left."""
@@ -110,10 +110,10 @@ class GreedyAgent(_TableAgent):
         return _choose(exp, np.zeros_like(exp), legal_masks(ruleset))  # [56]
 
     def act(self, view: View) -> int:
-        return int(self._table(view.ruleset)[_dice_index(view)])
+        return int(self._actions(view.ruleset)[_dice_index(view)])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        return self._table(batch.ruleset)[batch.dice_index]
+        return self._actions(batch.ruleset)[batch.dice_index]
 
     def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
         """The policy as arrays for array engines (the JAX env): the action by multiset."""
@@ -121,7 +121,7 @@ class GreedyAgent(_TableAgent):
             kind="features",
             name=self.name,
             made_for=ruleset_claim(ruleset),
-            actions=self._table(ruleset).astype(np.int8),
+            actions=self._actions(ruleset).astype(np.int8),
             ms_stride=1,
         )
 
@@ -133,7 +133,7 @@ def _quantile(name: str, value: object) -> float:
     return float(value)
 
 
-class ThresholdAgent(_TableAgent):
+class ThresholdAgent(_PrecomputedAgent):
     """Threshold: a satisficer. It stops as soon as its hand beats at least ``bar`` of all single throws
     (a rank quantile, default 0.7); otherwise it holds the dice that give the best chance of clearing
     the bar with the next throw (ties: higher expected rank)."""
@@ -151,10 +151,10 @@ class ThresholdAgent(_TableAgent):
         return _choose(p_clear, _expected_rank(table), legal_masks(ruleset))
 
     def act(self, view: View) -> int:
-        return int(self._table(view.ruleset)[_dice_index(view)])
+        return int(self._actions(view.ruleset)[_dice_index(view)])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
-        return self._table(batch.ruleset)[batch.dice_index]
+        return self._actions(batch.ruleset)[batch.dice_index]
 
     def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
         """The policy as arrays for array engines (the JAX env): the action by multiset."""
@@ -162,7 +162,7 @@ class ThresholdAgent(_TableAgent):
             kind="features",
             name=self.name,
             made_for=ruleset_claim(ruleset),
-            actions=self._table(ruleset).astype(np.int8),
+            actions=self._actions(ruleset).astype(np.int8),
             ms_stride=1,
         )
 
@@ -170,7 +170,7 @@ class ThresholdAgent(_TableAgent):
         return f"ThresholdAgent(bar={self.bar})"
 
 
-class EscapeAgent(_TableAgent):
+class EscapeAgent(_PrecomputedAgent):
     """Escape: knows the lowest hand so far (the one it must beat not to lose the round) and the rolls
     it has left, and holds the dice that maximise its exact chance of finishing above that hand
     (a tie counts 1/2 under roll-offs, 0 when all tied players lose). It stops as soon as standing pat
@@ -205,15 +205,15 @@ class EscapeAgent(_TableAgent):
     def act(self, view: View) -> int:
         target = 0 if view.lowest is None else view.lowest.rank + 1
         left = min(max(view.roll_limit - view.rolls_used, 0), view.ruleset.max_rolls)
-        return int(self._table(view.ruleset)[target, left, _dice_index(view)])
+        return int(self._actions(view.ruleset)[target, left, _dice_index(view)])
 
     def act_batch(self, batch: ViewBatch) -> np.ndarray:
         left = np.clip(batch.roll_limit - batch.rolls_used, 0, batch.ruleset.max_rolls)
-        return self._table(batch.ruleset)[batch.lowest_rank + 1, left, batch.dice_index]
+        return self._actions(batch.ruleset)[batch.lowest_rank + 1, left, batch.dice_index]
 
     def policy_table(self, ruleset: Ruleset, num_players: int) -> PolicyTable:
         """The policy as arrays for array engines (the JAX env): by lowest rank + 1, rolls left, multiset."""
-        t = self._table(ruleset)
+        t = self._actions(ruleset)
         return PolicyTable(
             kind="features", name=self.name, made_for=ruleset_claim(ruleset), actions=t.reshape(-1).astype(np.int8),
             lo_stride=t.shape[1] * t.shape[2], left_stride=t.shape[2], ms_stride=1,

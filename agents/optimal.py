@@ -100,7 +100,7 @@ class OptimalAgent(BaseAgent):
 
     def act(self, view: View) -> int:
         """Optimal hold mask for one view (a scalar fast path of :meth:`act_batch`)."""
-        t = self._tables_for_view(view)
+        t = self._solved_for_view(view)
         q, key = view_state(t.spec, view)
         if not 0 <= q < t.spec.n or not 1 <= view.rolls_used < view.roll_limit:
             raise ValueError(
@@ -113,7 +113,7 @@ class OptimalAgent(BaseAgent):
         m = MULTISET_INDEX[view.dice]
         return int(policy_at(t.spec, t.levels[q], row, view.rolls_used, m, turn_best(t.spec, view)))
 
-    def _tables_for_view(self, view: View) -> Solved:
+    def _solved_for_view(self, view: View) -> Solved:
         n = sum(view.active) if view.ruleset.stake == "lives" else view.num_players
         return self._cached(view.ruleset, n)
 

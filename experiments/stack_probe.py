@@ -67,10 +67,10 @@ class StackAwareOptimal(OptimalAgent):
         near = min(rivals, default=self.limit + 1)
         return flat if near <= self.limit and own > near else None
 
-    def _tables_for_view(self, view: View) -> Solved:
+    def _solved_for_view(self, view: View) -> Solved:
         pay = self._payments(view)
         if pay is None:
-            return super()._tables_for_view(view)
+            return super()._solved_for_view(view)
         key = (id(view.ruleset), *(pay[c] for c in CATEGORIES[1:]))
         entry = self._repaid.get(key)
         if entry is None or entry[0] is not view.ruleset:
