@@ -59,3 +59,12 @@ def test_openspiel_round_act_warns_and_matches_apply() -> None:
         old.act(7)
     new.apply(7)
     assert old.where() == new.where() and old.current_seat == new.current_seat
+
+
+def test_jax_env_core_warns_and_is_the_engine() -> None:
+    pytest.importorskip("jax")
+    from zanzibar_env.jax import Env
+
+    env = Env("classic", num_players=2)
+    with pytest.warns(DeprecationWarning, match=r"Env\.core is deprecated.*Env\.games"):
+        assert env.core is env.games

@@ -2,7 +2,8 @@
 
 Every alias in the library calls :func:`warn_renamed`, so the next release removes them by deleting
 its callers. The renames: a state's transition is ``apply`` (``RoundState.act``, ``GameState.act`` and
-``RoundMachine.act`` were its old names; ``act(view)`` is the agent's word).
+``RoundMachine.act`` were its old names; ``act(view)`` is the agent's word); the JAX env's engine is
+``Env.games`` (a ``JaxGames``, once ``Env.core``).
 """
 
 from __future__ import annotations

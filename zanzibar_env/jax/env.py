@@ -15,6 +15,7 @@ from jax import lax
 
 from ..core import kernel as K
 from ..core.checks import check_bool, check_float
+from ..core.deprecated import warn_renamed
 from ..core.observation import OBS_SIZE
 from ..core.policy_table import PolicyTable
 from ..core.provenance import ruleset_digest
@@ -135,6 +136,12 @@ class Env:
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return (OBS_SIZE,)
+
+    @property
+    def core(self) -> JaxGames:
+        """Deprecated name of :attr:`games` (the JAX engine); removed in the next release."""
+        warn_renamed("Env.core", "Env.games")
+        return self.games
 
     # ---- API ------------------------------------------------------------------------------------
     def init(self, key: Any, dice: Any = None) -> State:
