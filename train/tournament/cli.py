@@ -150,7 +150,7 @@ def _write(result: TournamentResult, args: argparse.Namespace) -> int:
 
 
 def _keep(partial: TournamentResult | None, args: argparse.Namespace) -> str:
-    """Write the deals finished before an agent failed to ``--out`` (marked incomplete); says what was kept."""
+    """Write the deals finished before an agent failed to ``--out`` (marked incomplete); what was kept."""
     if partial is None:
         return "no deal finished before it" + (f", {args.out!r} left as it was" if args.out else "")
     played = f"{len(partial.games)} of {partial.config['games']} games played before it"

@@ -209,7 +209,7 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
 def _partial(
     plan: Plan, rows: list[dict], records: list[zz.GameRecord], t0: float, stopped_by: str
 ) -> TournamentResult | None:
-    """The whole deals among ``rows`` as an incomplete result (``run["stopped_by"]`` says why), or ``None``."""
+    """The whole deals among ``rows``, an incomplete result (``run["stopped_by"]``: why), or ``None``."""
     done = len(rows) - len(rows) % plan.ctx.players
     if not done:
         return None
