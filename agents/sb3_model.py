@@ -327,8 +327,10 @@ def _json_beside(path: Path) -> dict[str, Any]:
 
 def model_made_for(model: Any, path: str | Path | None = None) -> dict[str, Any]:
     """What a model was made for (:mod:`zanzibar_env.core.made_for`): the feature layout its features
-    extractor decodes, and the ruleset of the run that wrote ``path`` (``run.json`` beside it: name and
-    digest) or of a shipped baseline (``NAME.json`` beside it: the config's ruleset)."""
+    extractor decodes, and the ruleset and table size of the run that wrote ``path`` (``run.json`` beside
+    it: the ruleset's name and digest; ``config.yaml``: ``num_players``) or of a shipped or exported model
+    (``NAME.json`` beside it: its config's ruleset and ``num_players``; the zips themselves do not
+    record them)."""
     out: dict[str, Any] = {}
     extractor: Any = getattr(getattr(model, "policy", None), "features_extractor", None)
     ranks, rolls = getattr(extractor, "num_ranks", None), getattr(extractor, "max_rolls", None)
@@ -344,4 +346,20 @@ def model_made_for(model: Any, path: str | Path | None = None) -> dict[str, Any]
             out["ruleset_sha256"] = run["ruleset_sha256"]
     elif isinstance(shipped, dict) and isinstance(shipped.get("ruleset"), str):
         out["ruleset"] = shipped["ruleset"]
+    config = shipped if isinstance(shipped, dict) else _yaml_beside(Path(path).parent / "config.yaml")
+    if _is_int(config.get("num_players")):
+        out["num_players"] = int(config["num_players"])
     return out
+
+
+def _yaml_beside(path: Path) -> dict[str, Any]:
+    """A small YAML mapping file's contents (a run's ``config.yaml``), or ``{}``."""
+    import yaml
+
+    try:
+        if not is_file(path) or path.stat().st_size > 1 << 20:
+            return {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -20,7 +20,7 @@ kernels a GPU launches per pass), and the passes of the event loop per call (the
 ``num_players * max_rolls``).
 
 Run: ``python -m benchmarks.jax_speed [--envs 4096 16384] [--opponents optimal random] [--seconds 3]
-[--loops while fixed]``
+[--loops while fixed] [--skip-no-decision]``
 """
 
 from __future__ import annotations
@@ -89,6 +89,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy vector env")
     p.add_argument("--loops", nargs="+", default=["while", "fixed"], choices=["while", "fixed"])
     p.add_argument("--no-backgammon", action="store_true", help="skip Pgx's backgammon")
+    p.add_argument(
+        "--skip-no-decision", action="store_true",
+        help="Env(skip_no_decision=True), as the JAX PPO trains: episodes without a decision begun again",
+    )  # fmt: skip
     a = p.parse_args(argv)
     print(f"CPU: {cpu_model()} ({jax.local_device_count()} JAX device(s))")
     print(f"JAX device: {jax.devices()[0].device_kind} ({jax.default_backend()}); jax {jax.__version__}")
@@ -100,7 +104,8 @@ def main(argv: list[str] | None = None) -> None:
             rows.append(("pgx backgammon", n, _pgx_rate(n, a, "backgammon")))
         for opp in a.opponents:
             for loops in a.loops:
-                env = Env("classic", 2, opponents=opp, episode="round", skip_no_decision=False, loops=loops)
+                env = Env("classic", 2, opponents=opp, episode="round", skip_no_decision=a.skip_no_decision,
+                          loops=loops)  # fmt: skip
                 go = jax_runner(env.init, env.step_autoreset, n, a.chunk, keys=False)
                 rows.append((f"zanzibar_env.jax vs {opp}, {loops}", n, rate(go, a.seconds, a.repeats)))
             if not a.no_numpy:
@@ -117,9 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{'event passes per call':>22}"
     )
     for loops in a.loops:
-        env = Env(
-            "classic", 2, opponents=a.opponents[0], episode="round", skip_no_decision=False, loops=loops
-        )
+        env = Env("classic", 2, opponents=a.opponents[0], episode="round",
+                  skip_no_decision=a.skip_no_decision, loops=loops)  # fmt: skip
         w, k, f, i = hlo_counts(env, a.envs[0])
         passes = f"{env.max_events} (fixed)" if loops == "fixed" else "until the decision"
         print(f"{loops:>6} {w:>11} {k:>11} {f:>8} {i:>12} {passes:>22}")

@@ -40,3 +40,18 @@ class Stopper:
 
     def act(self, view: Any) -> int:
         return 7
+
+
+class Unlucky:
+    """Raises on a three of a kind at its first throw (about one turn in 36; the same view always gives
+    the same answer, so a deal played again fails again), else stops."""
+
+    name = "unlucky"
+
+    def __init__(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, view: Any) -> int:
+        if view.rolls_used == 1 and len(set(view.dice)) == 1:
+            raise RuntimeError("three of a kind")
+        return 7

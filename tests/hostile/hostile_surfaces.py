@@ -1,5 +1,6 @@
 """Generators of hostile inputs to the newer surfaces for :mod:`tests.hostile.hostile`: OpenSpiel state strings and
-players, the JAX state's bit fields and env options, and agents used on rules they were not made for.
+players, the JAX state's bit fields, env options and opponents that never let the learner decide, and agents
+used on rules or table sizes they were not made for.
 
 The same conventions as :mod:`tests.hostile.hostile_api`: curated cases first, then ``n`` random ones, each judged
 by the documented rule (a valid input must be accepted, any other must get one clear ``ValueError``)."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +75,21 @@ def jax_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
     ]:
         ok = key == "illegal_action_penalty" and value == -2
         yield Case(f"Env({key}={value!r})", lambda k=key, v=value: Env(**{k: v}), bad=not ok, timeout=300)
+    yield from _stuck_cases()
+
+
+def _stuck_cases() -> Iterator[Case]:
+    """Opponents that always stop at once: a learner rolling second never decides (once a loop for ever)."""
+    import jax
+
+    from zanzibar_env.core.policy_table import PolicyTable
+    from zanzibar_env.jax.env import Env
+
+    stopper = PolicyTable("features", name="stopper", actions=np.full(1, 7, np.int8))
+    for seat, skip in [(1, True), (0, True), (1, False), ("random", True)]:
+        env = Env("classic", 2, opponents=stopper, seat=seat, skip_no_decision=skip)
+        name = f"Env(opponents=stopper, seat={seat!r}, skip_no_decision={skip}).init"
+        yield Case(name, lambda e=env: e.init(jax.random.PRNGKey(0)), bad=seat == 1 and skip, timeout=300)
 
 
 def made_for_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case]:
@@ -94,6 +111,11 @@ def made_for_cases(rng: np.random.Generator, tmp: Path, n: int) -> Iterator[Case
         yield Case(f"tournament ppo_classic_2p at {ruleset}",
                    lambda r=ruleset: plan_tournament(["ppo_classic_2p", "greedy"], players=2, games=2, ruleset=r),
                    bad=bad)  # fmt: skip
+    for players in [2, 3, 4]:  # trained at 2 players (its NAME.json)
+        env = partial(gym.make, "ZanzibarRound-v1", num_players=players, opponents="ppo_classic_2p")
+        yield Case(f"opponents ppo_classic_2p at {players} players", env, bad=players != 2)
+        plan = partial(plan_tournament, ["ppo:ppo_game_4p_teacher", "greedy"], players=players, games=players)
+        yield Case(f"tournament ppo:ppo_game_4p_teacher at {players} players", plan, bad=players != 4)
 
 
 GENERATORS = (openspiel_cases, jax_cases, made_for_cases)

@@ -110,3 +110,31 @@ def test_a_failing_agent_is_one_line_and_exit_3(
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and re.match(message, lines[0]), lines
     assert "Traceback" not in lines[0] and not out.exists()
+
+
+@pytest.mark.parametrize("extra", [[], ["--save-games"], ["--jobs", "2"]])
+def test_the_deals_finished_before_an_agent_fails_are_kept(
+    tmp_path: Path, capsys: Any, extra: list[str]
+) -> None:
+    """``Unlucky`` fails first in deal 2 (seed 1): deals 0 and 1 (4 games) are written, marked incomplete,
+    in lockstep (one chunk: played again up to the failing deal), game by game and from worker processes."""
+    import json
+    import re
+
+    from zanzibar_env.train.tournament.cli import main
+
+    out = tmp_path / "out"
+    args = ["--agents", "tests.hostile.hostile_bots:Unlucky,greedy", "--players", "2", "--games", "40",
+            "--seed", "1", "--no-progress", "--out", str(out), *extra]  # fmt: skip
+    assert main(args) == 3
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and re.fullmatch(
+        r"error: agent 'unlucky' failed in game [45] \(deal 2, seat [01]\): RuntimeError: three of a kind; "
+        rf"4 of 40 games played before it, written to {re.escape(str(out))} marked incomplete",
+        lines[0],
+    ), lines
+    results = json.loads((out / "results.json").read_text())
+    run = json.loads((out / "run.json").read_text())
+    assert results["complete"] is False and len(results["games"]) == 4
+    assert run["stopped_by"] == "agent 'unlucky' failed" and run["complete"] is False
+    assert not (out / "tournament.png").exists()

@@ -2,7 +2,7 @@
 
 Every consumer (the exact API, the envs' opponents, tournaments, the JAX env's opponent tables) runs the one
 check of :mod:`zanzibar_env.core.made_for`; each case pairs an input with the message it now gets, and the
-documented opt-in (``make_agent(spec, any_ruleset=True)``) is shown to work."""
+documented opt-ins (``make_agent(spec, any_ruleset=True)``, ``any_table_size=True``) are shown to work."""
 
 from __future__ import annotations
 
@@ -138,3 +138,37 @@ def test_a_foreign_policy_file_layout_is_named(tmp_path: Path) -> None:
     agent = make_agent(f"jax_ppo:{path}")
     problems = mismatches(agent.made_for, load_ruleset("classic"), 2)
     assert problems[0] == "its features decode 22 ranks and 3 rolls, 'classic' has 42 and 3"
+
+
+def test_a_model_trained_at_two_seats_is_refused_at_four_with_its_opt_in() -> None:
+    """The shipped zips do not record their table size: it is read from ``NAME.json`` beside them."""
+    pytest.importorskip("torch")
+    import gymnasium as gym
+
+    import zanzibar_env  # noqa: F401  (registers the envs)
+    from zanzibar_env.train.tournament.play import plan_tournament
+
+    assert make_agent("ppo_classic_2p").made_for["num_players"] == 2
+    message = (r"agent 'ppo_classic_2p' cannot play: it was made for tables of 2 players, this table has 4; "
+               r"to play it anyway, make it with make_agent\(spec, any_table_size=True\)")  # fmt: skip
+    with pytest.raises(ValueError, match=message):
+        gym.make("ZanzibarRound-v1", num_players=4, opponents="ppo_classic_2p")
+    with pytest.raises(ValueError, match=r"'ppo:ppo_game_4p_teacher' cannot play: it was made for tables "
+                       r"of 4 players, this table has 3"):  # fmt: skip
+        plan_tournament(["ppo:ppo_game_4p_teacher", "greedy"], players=3, games=3)
+    agent = make_agent("ppo_classic_2p", any_table_size=True)
+    assert agent.made_for == {"num_ranks": 42, "max_rolls": 3, "ruleset": "classic"}
+    env = gym.make("ZanzibarRound-v1", num_players=4, opponents=agent)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"any_table_size must be True or False, got 'yes'"):
+        make_agent("greedy", any_table_size="yes")
+
+
+def test_a_run_directory_model_takes_its_table_size_from_the_run_config(tmp_path: Path) -> None:
+    from zanzibar_env.agents.sb3_model import model_made_for
+
+    (tmp_path / "config.yaml").write_text("ruleset: classic\nnum_players: 3\n", encoding="utf-8")
+    assert model_made_for(object(), tmp_path / "model.zip") == {"num_players": 3}
+    (tmp_path / "config.yaml").write_text("num_players: [oops\n", encoding="utf-8")  # unreadable: no claim
+    assert model_made_for(object(), tmp_path / "model.zip") == {}
+    assert check_made_for(make_agent("greedy"), load_ruleset("classic"), 5) is None  # no claim: any size

@@ -26,7 +26,9 @@ class EnvGroup:
         self._init, self._step = jax.vmap(env.init), jax.vmap(env.step_autoreset)
 
     def reset(self, keys: jax.Array) -> Any:
-        return self._init(keys)
+        """The tables' first states; eager (not traced): ``ValueError`` where a table's learner never gets a
+        decision (``Env.check_halted``), before any training."""
+        return self.env.check_halted(self._init(keys))
 
     def obs(self, state: Any) -> jax.Array:
         return state.observation

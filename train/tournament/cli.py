@@ -37,7 +37,8 @@ exit codes:
   2    bad options, agents, ruleset or --out (checked before the first game: nothing is played), or
        --out being written by another tournament at the same time
   3    an agent raised or answered something that is not a legal integer hold mask: one line naming
-       the agent, the game, the deal and the seat; --out is left as it was
+       the agent, the game, the deal and the seat, and what was kept: the deals finished before it are
+       written to --out marked incomplete, as on Ctrl-C (none finished: --out is left as it was)
   130  Ctrl-C. If at least one deal was finished, --out gets the games played so far, marked
        incomplete ("complete": false in results.json and run.json; no tournament.png); if none was,
        --out is left as it was. A second Ctrl-C while writing stops at once and leaves --out as it was.
@@ -121,8 +122,7 @@ def _play_and_write(plan: Any, args: argparse.Namespace) -> int:
     except TournamentInterrupted as stop:
         return _interrupted(stop.partial, args, stop)
     except AgentFailed as e:
-        kept = f"; {args.out!r} left as it was" if args.out else ""
-        print(f"error: {e}{kept}", file=sys.stderr)
+        print(f"error: {e}; {_keep(e.partial, args)}", file=sys.stderr)
         return EXIT_AGENT_FAILED
     with deferred_interrupts() as held:
         print_table(result)
@@ -147,6 +147,21 @@ def _write(result: TournamentResult, args: argparse.Namespace) -> int:
         return 1
     print(f"wrote {', '.join(names)} to {args.out}")
     return 0
+
+
+def _keep(partial: TournamentResult | None, args: argparse.Namespace) -> str:
+    """Write the deals finished before an agent failed to ``--out`` (marked incomplete); what was kept."""
+    if partial is None:
+        return "no deal finished before it" + (f", {args.out!r} left as it was" if args.out else "")
+    played = f"{len(partial.games)} of {partial.config['games']} games played before it"
+    if not args.out:
+        return f"{played}, not saved (no --out)"
+    with deferred_interrupts():
+        try:
+            write_outputs(partial, Path(args.out), args.save_games)
+        except ValueError as e:
+            return f"{played} could not be saved: {e}"
+    return f"{played}, written to {args.out} marked incomplete"
 
 
 def _interrupted(partial: TournamentResult | None, args: argparse.Namespace, stop: BaseException) -> int:

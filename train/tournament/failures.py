@@ -1,9 +1,11 @@
 """An agent that fails mid-tournament: one line naming the agent, the game and the seat, and its own exit code.
 
 An agent that raises, or answers something that is not a legal integer hold mask, stops the tournament
-with :class:`AgentFailed` (the deals finished before it are not kept: the tournament is not the one asked
-for). The command prints ``error: agent 'NAME' failed in game G (deal D, seat S): WHAT`` and exits with
-:data:`EXIT_AGENT_FAILED` (3), distinct from a disk error (1) and bad options (2).
+with :class:`AgentFailed`; its ``partial`` holds the deals finished before the failing one (marked
+incomplete, as after Ctrl-C; ``None`` if none was). The command writes those to ``--out`` (``"complete":
+false``), prints ``error: agent 'NAME' failed in game G (deal D, seat S): WHAT; K of N games played before
+it, written to OUT marked incomplete`` and exits with :data:`EXIT_AGENT_FAILED` (3), distinct from a disk
+error (1) and bad options (2).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class AgentFailed(ValueError):
         what = f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}".rstrip(": ")
         super().__init__(f"agent {agent!r} failed in game {game} (deal {deal}, seat {seat}): {what[:300]}")
         self.agent, self.game, self.deal, self.seat = agent, game, deal, seat
+        self.partial: Any = None  # the deals finished before it (set by play_tournament)
 
     def __reduce__(self) -> tuple[Any, ...]:  # (from a worker process: the message as it was)
         return (_rebuild, (str(self), self.agent, self.game, self.deal, self.seat))
@@ -33,7 +36,7 @@ class AgentFailed(ValueError):
 def _rebuild(message: str, agent: str, game: int, deal: int, seat: int) -> AgentFailed:
     e = AgentFailed.__new__(AgentFailed)
     ValueError.__init__(e, message)
-    e.agent, e.game, e.deal, e.seat = agent, game, deal, seat
+    e.agent, e.game, e.deal, e.seat, e.partial = agent, game, deal, seat, None
     return e
 
 

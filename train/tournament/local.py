@@ -23,11 +23,12 @@ import pickle
 import signal
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from zanzibar_env.train.tournament.deals import DealContext, DealGames
+from zanzibar_env.train.tournament.failures import AgentFailed
 from zanzibar_env.train.tournament.lockstep import play_deals
 
 #: Most games in one chunk played in lockstep (a chunk's games come back together, when its last ends).
@@ -91,13 +92,31 @@ def run_deals_local(ctx: DealContext, deals: int, jobs: int = 1, pool: Any = Non
             if started is not None:
                 yield from run_deals_local(ctx, deals, jobs, started)
                 return
-    if pool is None:
-        for span in spans:
-            yield from play_deals(ctx, range(*span))
-        return
-    results = pool.imap(_play, spans)
-    for _ in spans:
-        yield from _next(results)
+    results = pool.imap(_play, spans) if pool is not None else None
+    for span in spans:
+        try:
+            games = play_deals(ctx, range(*span)) if results is None else _next(results)
+        except AgentFailed as e:  # the span's deals before the failing one, played again here, are kept
+            raise (yield from _deals_before(ctx, span[0], e)) from None
+        yield from games
+
+
+def _deals_before(
+    ctx: DealContext, start: int, failed: AgentFailed
+) -> Generator[DealGames, None, AgentFailed]:
+    """The games of deals ``start ..`` before ``failed``'s deal that the failure lost with its chunk (a
+    chunk is played and returned as a whole; in lockstep its deals advance together), played again here:
+    the same games (each deal's dice are its own). Where an agent fails in one of them too, the deals
+    before that one; returns the failure of the first failing deal (the one game by game play meets)."""
+    while failed.deal > start:
+        try:
+            games = play_deals(ctx, range(start, failed.deal))
+        except AgentFailed as e:  # (in an earlier deal: fewer deals each time)
+            failed = e
+            continue
+        yield from games
+        break
+    return failed
 
 
 def _unguarded_script() -> str | None:

@@ -245,11 +245,7 @@ class _Seat:
         if act is None and self.copies is not None and hasattr(self.agent, "act_each"):
             act = self.agent.act_each(games.batch(r), [self.copies[i] for i in r.tolist()])
         if act is None:
-            views = games.views(r)
-            if self.copies is None:
-                act = [self.agent.act(v) for v in views]
-            else:
-                act = [self.copies[i].act(v) for i, v in zip(r.tolist(), views, strict=True)]
+            act = self._one_by_one(games, r)
         act = np.asarray(act)
         if act.shape != r.shape:
             raise ValueError(f"{self.who} returned {act.shape} actions for {r.size} games")
@@ -257,6 +253,20 @@ class _Seat:
             return K.check_actions(act, games._legal, who=self.who)
         except ValueError as e:  # the row of the first bad answer
             raise _SeatFailed(self.agent, int(r[first_bad(act, games._legal)]), e) from None
+
+    def _one_by_one(self, games: LockstepGames, r: np.ndarray) -> list[Any]:
+        """``act(view)`` row by row; an exception is raised as :class:`_SeatFailed` at the row that raised
+        (the game it names is the one the agent failed in, not the first of the rows asked)."""
+        out = []
+        for row, view in zip(r.tolist(), games.views(r), strict=True):
+            agent = self.agent if self.copies is None else self.copies[row]
+            try:
+                out.append(agent.act(view))
+            except KeyboardInterrupt:
+                raise
+            except Exception as e:
+                raise _SeatFailed(self.agent, row, e) from None
+        return out
 
 
 def _seats(ctx: DealContext, rows: int) -> list[_Seat] | None:

@@ -18,6 +18,7 @@ from zanzibar_env.core.bots import check_table_size
 from zanzibar_env.core.provenance import ruleset_digest
 from zanzibar_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from zanzibar_env.train.tournament.deals import DealContext, DealGames
+from zanzibar_env.train.tournament.failures import AgentFailed
 from zanzibar_env.train.tournament.local import local_pool, run_deals_local
 from zanzibar_env.train.tournament.stats import AgentSummary, summarise
 
@@ -173,7 +174,9 @@ def _backend_session(plan: Plan) -> Iterator[Any]:
 def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
     """Play every deal of a plan (in ``plan.jobs`` processes) and summarise.
 
-    Ctrl-C raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) holding the deals finished so far.
+    Ctrl-C raises :class:`TournamentInterrupted` (a ``KeyboardInterrupt``) holding the deals finished so far;
+    an agent that fails raises :class:`~zanzibar_env.train.tournament.failures.AgentFailed` with the deals
+    finished before its deal in ``partial`` (``None`` if none was), marked incomplete in the same way.
     """
     from tqdm import tqdm
 
@@ -196,10 +199,23 @@ def play_tournament(plan: Plan, progress: bool = True) -> TournamentResult:
                     bar.update(players)
             elapsed = time.perf_counter() - t0  # play only: not the workers' shutdown
     except KeyboardInterrupt as e:
-        done = len(rows) - len(rows) % players  # whole deals only
-        partial = _result(plan, rows[:done], records[:done] if records else [], t0, False) if done else None
-        raise TournamentInterrupted(partial, e) from None
+        raise TournamentInterrupted(_partial(plan, rows, records, t0, "Ctrl-C"), e) from None
+    except AgentFailed as e:  # (the deals come in deal order: those before the failing one are whole)
+        e.partial = _partial(plan, rows, records, t0, f"agent {e.agent!r} failed")
+        raise
     return _result(plan, rows, records, t0, True, elapsed)
+
+
+def _partial(
+    plan: Plan, rows: list[dict], records: list[zz.GameRecord], t0: float, stopped_by: str
+) -> TournamentResult | None:
+    """The whole deals among ``rows``, an incomplete result (``run["stopped_by"]``: why), or ``None``."""
+    done = len(rows) - len(rows) % plan.ctx.players
+    if not done:
+        return None
+    result = _result(plan, rows[:done], records[:done] if records else [], t0, False)
+    result.run["stopped_by"] = stopped_by
+    return result
 
 
 def _result(

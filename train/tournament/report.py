@@ -7,7 +7,8 @@ an earlier tournament's outputs unless ``--force``). The outputs are written as 
 or read-only disk leaves the earlier outputs as they were, never one run's ``games.csv`` beside
 another's ``results.json``. ``results.json`` and ``run.json`` carry a format version, the engine version
 and the ruleset's content digest (:mod:`zanzibar_env.core.provenance`); an interrupted tournament's
-``results.json`` says ``"complete": false`` and holds the deals finished before Ctrl-C.
+``results.json`` says ``"complete": false`` and holds the deals finished before Ctrl-C (or before an agent
+failed; ``run.json``'s ``stopped_by`` says which).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def print_table(result: TournamentResult) -> None:
     from rich.table import Table
 
     c = result.config
-    played = "" if result.complete else f", INCOMPLETE: {len(result.games)} games played before Ctrl-C"
+    stop = result.run.get("stopped_by", "Ctrl-C")
+    played = "" if result.complete else f", INCOMPLETE: {len(result.games)} games played before {stop}"
     table = Table(
         title=f"{c['ruleset']}, {c['players']} players, {c['games']} games "
         f"({c['deals']} deals x {c['players']} rotations), seed {c['seed']}{played}",

@@ -8,14 +8,18 @@ A learned agent (an SB3 model, a ``jax_ppo:`` policy file, a shipped baseline) o
   compared, so a renamed copy of the same rules passes and a changed ``classic.yaml`` does not);
 * ``num_ranks``, ``max_rolls``: the observation layout its input features decode (the one-hot codes of
   the hand ranks and the rolls);
-* ``num_players``: the table sizes it holds (``int`` or a list; tables of the exact solver).
+* ``num_players``: the table sizes it was made for (``int`` or a list): the sizes the exact solver's
+  tables hold, the ``num_players`` an SB3 model was trained at (its run's ``config.yaml``, or the
+  ``config`` of the ``NAME.json`` beside a shipped or exported model: the 33 observation floats fit
+  any size, the play learned at one size is not the play of another).
 
 :func:`check_made_for` compares them with the ruleset and table size where the agent is about to play (the
 envs' opponents, tournaments, the exact API and ``exact-eval``, the JAX env's opponents): a mismatch is a
 ``ValueError`` naming both. An agent without ``made_for`` (the rule bots, ``random``, your own) plays any
-ruleset. **Opt-in**: ``make_agent(spec, any_ruleset=True)`` (or setting ``agent.made_for = None``) drops
-the ruleset and table-size claims and plays the agent anyway; a layout its features cannot decode is
-still refused.
+ruleset. **Opt-ins**: ``make_agent(spec, any_table_size=True)`` drops the table-size claim (a model
+trained at 2 players, played at 4); ``make_agent(spec, any_ruleset=True)`` (or setting
+``agent.made_for = None``) drops the ruleset and table-size claims; either plays the agent anyway. A
+layout its features cannot decode is still refused.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ if TYPE_CHECKING:
 
 #: The keys :func:`drop_ruleset_claims` removes (the layout keys stay: they are not a matter of choice).
 RULESET_CLAIMS = ("ruleset", "ruleset_sha256", "num_players")
+#: The key :func:`drop_table_size_claim` removes.
+TABLE_SIZE_CLAIMS = ("num_players",)
 
 
 def describe(made_for: dict[str, Any]) -> str:
@@ -64,11 +70,12 @@ def mismatches(made_for: dict[str, Any], ruleset: Ruleset, num_players: int | No
         out.append(f"it was made for ruleset {name!r}, this is {ruleset.name!r}")
     sizes = made_for.get("num_players")
     if sizes is not None and num_players is not None and num_players not in _sizes(sizes):
-        out.append(f"it holds tables of {sizes} players, this table has {num_players}")
+        out.append(f"it was made for tables of {sizes} players, this table has {num_players}")
     return out
 
 
 _OPT_IN = "make it with make_agent(spec, any_ruleset=True)"
+_SIZE_OPT_IN = "make it with make_agent(spec, any_table_size=True)"
 
 
 def check_made_for(
@@ -90,6 +97,8 @@ def check_made_for(
         name = getattr(agent, "name", None) or type(agent).__name__
         at = f" {where}" if where else ""
         layout_only = all("features decode" in p for p in problems)
+        if opt_in == _OPT_IN and all("this table has" in p for p in problems):
+            opt_in = _SIZE_OPT_IN  # (only the table size is off: the narrower opt-in)
         hint = "" if layout_only else f"; to play it anyway, {opt_in}"
         raise ValueError(f"{what} {name!r} cannot play{at}: {'; '.join(problems)}{hint}")
 
@@ -99,6 +108,14 @@ def drop_ruleset_claims(agent: Any) -> Any:
     made_for = getattr(agent, "made_for", None)
     if isinstance(made_for, dict):
         agent.made_for = {k: v for k, v in made_for.items() if k not in RULESET_CLAIMS}
+    return agent
+
+
+def drop_table_size_claim(agent: Any) -> Any:
+    """``agent`` with the table-size claim of its ``made_for`` removed (the opt-in ``any_table_size``)."""
+    made_for = getattr(agent, "made_for", None)
+    if isinstance(made_for, dict):
+        agent.made_for = {k: v for k, v in made_for.items() if k not in TABLE_SIZE_CLAIMS}
     return agent
 
 

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..extras import MissingExtraError, missing_extra, requires_extra
-from .checks import check_agent_object, check_seed
-from .made_for import drop_ruleset_claims
+from .checks import check_agent_object, check_bool, check_seed
+from .made_for import drop_ruleset_claims, drop_table_size_claim
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -172,13 +172,17 @@ def split_spec(spec: str) -> tuple[str, str | None]:
     return spec, None
 
 
+#: The documented opt-ins of :mod:`zanzibar_env.core.made_for`: option name, what it drops.
+_OPT_INS = (("any_ruleset", drop_ruleset_claims), ("any_table_size", drop_table_size_claim))
+
+
 def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
     """An agent from a registered name, a prefixed spec (``"ppo:PATH"``) or an agent object (passed through).
 
     ``seed`` seeds any randomness the agent uses; ``options`` go to its factory (e.g.
     ``make_agent("threshold", bar=0.7)``). Unknown names raise ``ValueError`` listing what exists.
-    ``any_ruleset=True`` plays a learned agent on rules it was not made for
-    (:mod:`zanzibar_env.core.made_for`).
+    ``any_ruleset=True`` plays a learned agent on rules (and table sizes) it was not made for,
+    ``any_table_size=True`` at table sizes it was not made for (:mod:`zanzibar_env.core.made_for`).
     """
     if not isinstance(spec, str):
         try:
@@ -186,8 +190,12 @@ def make_agent(spec: Any, *, seed: int | None = None, **options: Any) -> Any:
         except ValueError as e:
             raise ValueError(f"{e}; {available_text()}") from None
     seed = check_seed(seed)
-    if options.pop("any_ruleset", False) is True:  # the documented opt-in of zanzibar_env.core.made_for
-        return drop_ruleset_claims(make_agent(spec, seed=seed, **options))
+    drops = [f for k, f in _OPT_INS if check_bool(options.pop(k, False), k)]  # zanzibar_env.core.made_for
+    if drops:
+        agent = make_agent(spec, seed=seed, **options)
+        for drop in drops:
+            drop(agent)
+        return agent
     name, arg = split_spec(spec)
     factory = _factory(name)
     if factory is None:

@@ -20,7 +20,7 @@ from jax import lax
 from ..core import kernel as K
 from ..core import settlement as S
 from ..core.rules import Ruleset
-from ._state import RANGES, State, draw_u32
+from ._state import HALT_SCRIPT, RANGES, State, draw_u32
 
 I32 = jnp.int32
 _BIG = 1 << 30
@@ -177,13 +177,17 @@ class JaxGames:
             d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
             return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        more = lambda c: c[0].sum() > 1  # noqa: E731
+        faces = s.dice.shape[0]  # a script: the roll-off stops where it runs out (its last face
+        more = lambda c: (c[0].sum() > 1) & ((c[2] < faces) if faces else True)  # noqa: E731  repeats)
         c = (jnp.stack(tied), s.draws, s.dice_at)
         for _ in range(self.rolloff_unroll):  # (a roll-off of two seats ends in one round 35 times in 36)
             go = more(c)
             c = jax.tree.map(lambda x, y, go=go: jnp.where(go, x, y), body(c), c)
         t, draws, at = lax.while_loop(more, body, c)
-        return s.replace(draws=draws, dice_at=at), list(t)
+        s = s.replace(draws=draws, dice_at=at)
+        if faces:  # still tied when the script ran out: halted (settle truncates the episode)
+            s = s.replace(halted=jnp.where(t.sum() > 1, HALT_SCRIPT, s.halted))
+        return s, list(t)
 
     def settle(self, s: State, due: Any) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
@@ -213,6 +217,9 @@ class JaxGames:
         me = (s.seat - s.start) % n  # the learner's play position
         term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
         trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
+        if s.dice.shape[0] and R.tie_rule == "rolloff":  # the script ran out: not the rules' end
+            bad = s.halted == HALT_SCRIPT
+            term, trunc = term & ~bad, trunc | bad
         s = s.replace(
             stacks=_take(new, back), rounds=rounds, terminated=term, truncated=trunc,
             rewards=s.rewards + _take(reward, back),

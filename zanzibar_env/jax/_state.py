@@ -24,6 +24,12 @@ from ..core.rules import _INT_RANGES, MAX_PLAYERS
 
 Array = Any  # a jax.Array (a traced one inside jit / vmap)
 
+#: ``State.halted``: the learner reached no decision in ``MAX_SKIPS`` (1000) episodes begun in one call
+#: (opponents that never let it choose; ``skip_no_decision=True``)
+HALT_NO_DECISION = 1
+#: ``State.halted``: a scripted roll-off ran out of dice (the tied seats would tie for ever)
+HALT_SCRIPT = 2
+
 
 class _Bits:
     """A quantity stored in bits ``shift .. shift + width - 1`` of the ``int32`` word field ``word``, as
@@ -75,6 +81,9 @@ class State:
     pending: Array  # float32[n]: rewards of rounds settled before the first decision (paid at next step)
     passing: Array  # int32: 1 (terminated) or 2 (truncated): the episode ended before the learner's first
     #                 decision and waits to be reported (skip_no_decision=False; Env.step_autoreset); else 0
+    halted: Array  # int32: why the compiled loops stopped short of the rules (0: they did not): 1
+    #                (HALT_NO_DECISION) no decision in 1000 episodes begun in one call of a skipping env,
+    #                2 (HALT_SCRIPT) the dice script ran out in a roll-off; truncated there, then kept
     seed: Array  # uint32: the table's random stream: its seed ...
     draws: Array  # uint32: ... and the draws made from it (two scalars: a [2] pair costs a slower kernel)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
@@ -179,6 +188,6 @@ def empty_state(
         current_player=i, observation=jnp.zeros(obs_size, jnp.float32), rewards=jnp.zeros(n, jnp.float32),
         terminated=f, truncated=f, legal_action_mask=jnp.ones(num_actions, bool), _step_count=i,
         seat=i, stacks=zn, hands=zn, rounds=i, start=i, norder=i, public=i, epay=i, instant=f, turn=i,
-        pending=jnp.zeros(n, jnp.float32), passing=i, seed=seed, draws=jnp.asarray(0, jnp.uint32),
-        dice=dice, dice_at=i, env_key=env_key,
+        pending=jnp.zeros(n, jnp.float32), passing=i, halted=i, seed=seed,
+        draws=jnp.asarray(0, jnp.uint32), dice=dice, dice_at=i, env_key=env_key,
     )  # fmt: skip

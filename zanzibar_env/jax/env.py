@@ -24,7 +24,7 @@ from ..envs import _envutil as U
 from ._core import I32, JaxGames, where
 from ._obs import JaxEncoder
 from ._policy import JaxPolicy
-from ._state import State, draw_u32, empty_state
+from ._state import HALT_NO_DECISION, HALT_SCRIPT, State, draw_u32, empty_state
 
 NUM_ACTIONS = K.NUM_ACTIONS
 
@@ -49,7 +49,10 @@ class Env:
     :meth:`init` deals a new episode (full stacks, seat 0 rolls first, the learner's seat drawn from
     ``key`` unless ``seat`` fixes it) and plays until the learner's first decision; an episode that ends
     before it (the learner never got to choose) is begun again, as the vector env's
-    ``skip_no_decision=True``.
+    ``skip_no_decision=True``, at most 1000 times in one call (``MAX_SKIPS``, as the numpy envs):
+    opponents that never let the learner choose (one that always stops at once, before a learner that
+    rolls second) are a ``ValueError`` ("no decision in 1000 resets: ...") of an eager call, and under
+    ``jit`` / ``vmap`` a state truncated with ``halted == HALT_NO_DECISION`` (:meth:`check_halted`).
 
     ## Rewards
     ``state.rewards``, ``float32[num_players]`` by seat: each seat's reward from the rounds settled in
@@ -64,7 +67,10 @@ class Env:
     round cap by default). Stepping a finished state returns it with zero rewards (Pgx); use
     :func:`auto_reset` to begin the next episode inside the step. An illegal action ends the episode
     (``terminated``) with ``illegal_action_penalty`` as the acting seat's reward (Pgx's convention); an
-    action that is not an integer scalar raises ``ValueError`` when the step is traced.
+    action that is not an integer scalar raises ``ValueError`` when the step is traced. A step that
+    begins new episodes (:meth:`step_autoreset`, with ``skip_no_decision``) and finds no decision in
+    1000 of them returns the state ``truncated`` with ``halted`` set (eager: ``ValueError``); so does a
+    roll-off that runs out of scripted ``dice`` (the tied seats would tie for ever).
 
     ## Arguments
     ``ruleset``, ``num_players`` (2-8), ``seat``, ``reward``, ``episode`` (default ``"round"``) and
@@ -159,7 +165,7 @@ class Env:
         s, _ = self._play(s, reset=self.skip, reported=True)
         zero = jnp.zeros_like(s.rewards)
         s = s.replace(pending=s.rewards, rewards=zero, passing=_passing(s))
-        return self._finish(s)
+        return self.check_halted(self._finish(s))
 
     def step(self, state: State, action: Any, key: Any = None) -> State:
         """Play ``action`` for ``state.current_player``, then the opponents until the learner's next
@@ -217,9 +223,32 @@ class Env:
         if reset:  # the ended episode's rewards and flags, the new episode's rewards pending
             s = s.replace(
                 rewards=jnp.where(ended[0], ended[3], s.rewards), pending=jnp.where(ended[0], s.rewards, 0.0),
-                terminated=ended[1], truncated=ended[2], passing=_passing(s),
+                terminated=ended[1], truncated=ended[2] | (s.halted != state.halted), passing=_passing(s),
             )  # fmt: skip
-        return s
+        return self.check_halted(s)
+
+    def check_halted(self, state: State) -> State:
+        """``state``, or ``ValueError`` where it is concrete and ``halted`` (``State.halted``: the
+        learner reached no decision in 1000 episodes begun in one call, see :meth:`_play`; or a roll-off
+        ran out of scripted dice). :meth:`init` and the steps call it, so eager calls raise; under
+        ``jit`` / ``vmap`` (traced values) the state comes back truncated and flagged, as Pgx ends an
+        episode, and a concrete batch of states can be checked with this method once out of ``jit``."""
+        flag = state.halted
+        if isinstance(flag, jax.core.Tracer) or not np.any(flag):
+            return state
+        if np.any(np.asarray(flag) == HALT_SCRIPT):
+            raise ValueError(
+                f"the dice script ran out in a roll-off after {int(np.max(state.dice_at))} faces: the tied "
+                "seats would throw its last face for ever; give init more dice"
+            )
+        opp = "self-play" if self.self_play else ", ".join(p.name or p.kind for p in self.opponents)
+        seat = f"seat {self.fixed_seat}" if self.fixed_seat is not None else "any seat"
+        raise ValueError(
+            f"no decision in {U.MAX_SKIPS} resets: the opponents ({opp}) never let the learner at {seat} "
+            f"reach a decision of {self.rules.name!r} at {self._n} players (every episode ended before "
+            "it, and skip_no_decision=True begins such episodes again); give other opponents or seats, or "
+            "set skip_no_decision=False"
+        )
 
     def _finish(self, s: State) -> State:
         end = s.terminated | s.truncated
@@ -240,7 +269,17 @@ class Env:
         ``vmap`` every table computes every branch of a pass): the inner loop (:meth:`_turns`) plays
         events until the caller's decision or a round's last turn; then the round is settled where one
         is over, a new episode begun where one ended (``reset``), and the next turn's first throw made;
-        the outer loop repeats that until the caller's decision."""
+        the outer loop repeats that until the caller's decision.
+
+        The loop always ends. Without ``reset`` it ends with the episode: a round has at most
+        ``num_players * max_rolls`` events (:attr:`max_events`) and an episode at most ``max_rounds``
+        rounds (one for round episodes), roll-offs aside (they end with probability 1: chance, not the
+        opponents, decides their length; a scripted one stops where its dice run out). With ``reset``
+        and ``skip`` the opponents decide whether the learner ever gets a decision (one that always
+        stops at once holds a learner rolling after it to one roll): the loop begins at most
+        ``MAX_SKIPS`` (1000, as the numpy envs) new episodes, so it plays at most ``1001 * rounds per
+        episode * max_events`` events; past that the state is flagged (``State.halted``) and
+        truncated, and :meth:`check_halted` raises on it."""
         games = self.games
         zero = jnp.zeros_like(s.rewards)
 
@@ -252,22 +291,27 @@ class Env:
             fresh, rep2 = self._again(s, rep)
             return is_new, where(is_new, fresh, s), where(is_new, rep2, rep)
 
-        def body(c: tuple[State, Any]) -> tuple[State, Any]:
-            s, rep = c
+        def body(c: tuple[State, Any, Any]) -> tuple[State, Any, Any]:
+            s, rep, k = c
             s, due = self._turns(s)
             s = where(due, games.settle(s, due), s)  # (the next round begun where the episode goes on)
             is_new, s, rep = again(s, rep)
             first = is_new | (due & ~_over(s))  # a turn begins: its first throw
-            return where(first, games.roll(s, 0, jnp.bool_(True)), s), rep
+            return where(first, games.roll(s, 0, jnp.bool_(True)), s), rep, k + is_new.astype(I32)
 
         if reset and self.skip:
-            cond = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
+            going = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
+            cond = lambda c: going(c) & (c[2] < U.MAX_SKIPS)  # noqa: E731  (the bound: see the docstring)
         elif reset:  # a second end in the step: the new episode ended before a decision (passing)
             cond = lambda c: ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))  # noqa: E731
         else:
             cond = lambda c: ~(self._waits(c[0]) | _over(c[0]))  # noqa: E731
         f = jnp.bool_(False)
-        return lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero)))
+        s, rep, k = lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero), jnp.asarray(0, I32)))
+        if reset and self.skip:  # the bound, not a decision, ended the loop: flagged and truncated
+            stuck = going((s, rep, k))
+            s = s.replace(halted=jnp.where(stuck, HALT_NO_DECISION, s.halted), truncated=s.truncated | stuck)
+        return s, rep
 
     def _turns(self, s: State) -> tuple[State, Any]:
         """Play events until the caller's decision, the episode's end or a round's last turn recorded
@@ -431,9 +475,9 @@ def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callab
                                           rewards=jnp.zeros_like(state.rewards)), state)  # fmt: skip
         state = step(state, action, k_step)
         end = state.terminated | state.truncated
-        fresh = init(k_init).replace(
-            terminated=state.terminated, truncated=state.truncated, rewards=state.rewards
-        )
+        fresh = init(k_init)  # (a fresh state that halted stays truncated)
+        fresh = fresh.replace(terminated=state.terminated, truncated=state.truncated | (fresh.halted > 0),
+                              rewards=state.rewards)  # fmt: skip
         return where(end, fresh, state)
 
     return wrapped
