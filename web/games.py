@@ -15,6 +15,7 @@ from typing import Any
 
 from zanzibar_env.core.dice import RandomDice
 from zanzibar_env.core.game import GameState
+from zanzibar_env.core.made_for import check_made_for
 from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, Ruleset
 from zanzibar_env.ui.narrate import describe_result, describe_round, describe_turn, seat_names
@@ -33,6 +34,17 @@ class Refused(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+def seat_bot(name: str, rules: Ruleset, players: int, seed: int) -> Any:
+    """The bot ``name`` for a table of ``players`` under ``rules``; a learned bot made for other rules
+    or another table size is refused (:mod:`zanzibar_env.core.made_for`; the arena has no opt-in)."""
+    agent = make_agent(name, seed=seed)
+    try:
+        check_made_for(agent, rules, players, where=f"in the arena under {rules.name!r} at {players} players")
+    except ValueError as e:
+        raise Refused(str(e).split("; to play it anyway")[0], 422) from None
+    return agent
 
 
 @dataclass
@@ -217,7 +229,7 @@ class GameStore:
             game = GameState(rules, players, RandomDice(seed), 0, cap, seed)
             others = [s for s in range(players) if s != seat]
             names = {s: bots[k % len(bots)] for k, s in enumerate(others)}
-            agents = {s: make_agent(names[s], seed=seed + s) for s in others}
+            agents = {s: seat_bot(names[s], rules, players, seed + s) for s in others}
             session = Session(game_id, game, seat, agents, names, hints)
             self._games[game_id] = session
         with session.lock:

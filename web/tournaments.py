@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zanzibar_env.core.game import play_game
-from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import MAX_GAME_ROUNDS, Ruleset
 
-from .games import Refused
+from .games import Refused, seat_bot
 
 #: rounds after which a tournament game is cut short (a draw for everyone at the table)
 MAX_ROUNDS = 2000
@@ -54,7 +53,7 @@ class Tournament:
 
     def run(self) -> None:
         """Play every game (stops early when :attr:`stop` is set or a bot fails)."""
-        agents = {name: make_agent(name, seed=self.seed) for name in set(self.lineup)}
+        agents = {name: seat_bot(name, self.rules, self.players, self.seed) for name in set(self.lineup)}
         cap = min(self.rules.max_rounds or MAX_GAME_ROUNDS, MAX_ROUNDS)
         try:
             for g in range(self.games):
@@ -117,8 +116,10 @@ class TournamentStore:
 
     def start(self, rules: Ruleset, lineup: list[str], players: int, games: int, seed: int) -> Tournament:
         """Start a tournament in a thread; refused when ``max_running`` run already or a bot cannot sit here."""
-        for name in set(lineup):  # a bot that cannot be built is refused now, not in the thread
-            make_agent(name, seed=seed)
+        for name in set(
+            lineup
+        ):  # a bot that cannot be built or cannot sit here is refused now, not in the thread
+            seat_bot(name, rules, players, seed)
         with self._lock:
             running = sum(
                 t.played < t.games and not t.error and not t.stop.is_set() for t in self._all.values()

@@ -170,6 +170,27 @@ _HOSTILE = [
         400,
         "games must be",
     ),
+    (  # a learned bot made for 2 players is not seated at 4, in a game or a tournament
+        "post",
+        "/api/games",
+        json.dumps({"players": 4, "bots": ["ppo_classic_2p"]}).encode(),
+        422,
+        "made for tables of 2 players, this table has 4",
+    ),
+    (
+        "post",
+        "/api/tournaments",
+        json.dumps({"players": 3, "bots": ["ppo_classic_2p", "greedy"], "games": 2}).encode(),
+        422,
+        "this table has 3",
+    ),
+    (
+        "post",
+        "/api/games",
+        json.dumps({"ruleset": "simple_scoring", "bots": ["ppo_classic_2p"]}).encode(),
+        422,
+        "cannot play in the arena under 'simple_scoring'",
+    ),
     ("get", "/api/nothing", b"", 404, "Not Found"),
     ("delete", "/api/games", b"", 405, "Method Not Allowed"),
 ]
