@@ -311,7 +311,8 @@ class BatchedGame:
         rounds = self.rounds[s] + 1
         self.rounds[s] = rounds
         played = [r >= 0 for r in hr] if self.lives else hr  # (only the lives tie-break reads it)
-        won, over = S.game_winners(rules, before, after, played, rounds)
+        won, ended = S.game_winners(rules, before, after, played, rounds)
+        over = np.asarray(ended)  # (a Python False only where no seat could end the game: an array here)
         me = self._rel_seat.take(start * n + self.seat[s])  # the learner's play position
         return self._game_end(s, me, new, st, won, over, losers, rounds)
 
