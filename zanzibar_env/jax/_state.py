@@ -13,7 +13,7 @@ per pass, and one word costs one where six fields cost six.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, TypeAlias, overload
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +22,7 @@ import numpy as np
 from ..core.hands import MULTISETS
 from ..core.rules import _INT_RANGES, MAX_PLAYERS
 
-Array = Any  # a jax.Array (a traced one inside jit / vmap)
+Array: TypeAlias = jax.Array  # (a traced one inside jit / vmap)
 
 
 class _Bits:
@@ -33,13 +33,17 @@ class _Bits:
         self.word, self.shift, self.offset, self.flag = word, shift, offset, flag
         self.ones = (1 << width) - 1
 
-    def __get__(self, s: Any, owner: Any = None) -> Any:
+    @overload
+    def __get__(self, s: None, owner: type | None = None) -> _Bits: ...
+    @overload
+    def __get__(self, s: State, owner: type | None = None) -> Array: ...
+    def __get__(self, s: State | None, owner: type | None = None) -> _Bits | Array:
         if s is None:  # read on the class (``State.ms``: help, docs): the field itself
             return self
         v = (getattr(s, self.word) >> self.shift) & self.ones
         return v == 1 if self.flag else v - self.offset
 
-    def put(self, word: Array, value: Any) -> Array:
+    def put(self, word: Array, value: Array | int) -> Array:
         """``word`` with this quantity set to ``value`` (an int, bool or integer array)."""
         v = (jnp.asarray(value).astype(jnp.int32) + self.offset) & self.ones
         return (word & ~(self.ones << self.shift)) | (v << self.shift)
@@ -108,7 +112,9 @@ class State:
             b = BITS[name]
             _check_bits(name, changes[name])
             words[b.word] = b.put(words.get(b.word, getattr(self, b.word)), changes.pop(name))
-        return dataclasses.replace(self, **changes, **words)
+        if clash := sorted(changes.keys() & words.keys()):
+            raise TypeError(f"State.replace() got the word(s) {clash} and bit fields stored in them")
+        return dataclasses.replace(self, **(changes | words))
 
     @property
     def env_id(self) -> str:
@@ -144,7 +150,7 @@ assert RANGES.keys() == BITS.keys() and all(
 assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())  # and every word its int32
 
 
-def _check_bits(name: str, value: Any) -> None:
+def _check_bits(name: str, value: Array | int) -> None:
     """``ValueError`` for a concrete (not traced) value of bit field ``name`` outside its range."""
     if isinstance(value, jax.core.Tracer):
         return
