@@ -291,8 +291,13 @@ def policy_meta(cfg: JaxPPOConfig) -> dict[str, Any]:
     """What a saved policy needs besides its weights (:func:`~zanzibar_env.agents.jax_ppo_agent.save_policy`)."""
     rules = load_ruleset(cfg.ruleset)
     num_ranks, max_rolls = ruleset_dims(rules)
-    return {"activation": cfg.activation, "features": cfg.features, "num_ranks": num_ranks,
-            "max_rolls": max_rolls, **ruleset_claim(rules)}  # fmt: skip
+    return {
+        "activation": cfg.activation,
+        "features": cfg.features,
+        "num_ranks": num_ranks,
+        "max_rolls": max_rolls,
+        **ruleset_claim(rules),
+    }
 
 
 def actor_layers(params: Params) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -363,8 +368,13 @@ def _train(
             continue
         jax.block_until_ready(state)
         t1, c1 = time.perf_counter(), time.process_time()
-        row = {"timesteps": float(i * cfg.rollout), "train_seconds": t1 - t0 - paused, "compile_seconds": compile_s,
-               "cpu_seconds": time.process_time() - c0 - cpu_paused, "compile_cpu_seconds": compile_cpu}  # fmt: skip
+        row = {
+            "timesteps": float(i * cfg.rollout),
+            "train_seconds": t1 - t0 - paused,
+            "compile_seconds": compile_s,
+            "cpu_seconds": time.process_time() - c0 - cpu_paused,
+            "compile_cpu_seconds": compile_cpu,
+        }
         row.update({k: float(v) for k, v in stats.items()})
         if cfg.eval_exact:
             agent = PolicyAgent(MLPPolicy(actor_layers(state[0]), policy_meta(cfg)), output="logits")
@@ -384,9 +394,13 @@ def run(
     evaluation row, the run directory and the agent's name); returns that result."""
     run_dir = make_run_dir(cfg.runs_dir, cfg.run_name_prefix)
     save_jax_config(cfg, run_dir / "config.yaml")
-    meta = {"command": command_line(argv or []).replace("train.ppo", "train.jax_ppo"),
-            "git_commit": git_commit(), "started_unix": int(time.time()), "jax": jax.__version__,
-            "device": str(jax.devices()[0])}  # fmt: skip
+    meta = {
+        "command": command_line(argv or []).replace("train.ppo", "train.jax_ppo"),
+        "git_commit": git_commit(),
+        "started_unix": int(time.time()),
+        "jax": jax.__version__,
+        "device": str(jax.devices()[0]),
+    }
     atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2) + "\n")
     check_free_space(run_dir, 4 * policy_bytes(cfg) + (1 << 20), what="run directory")  # before training
     path = run_dir / "policy.npz"

@@ -188,9 +188,11 @@ def game_key(ruleset: Ruleset, stacks: tuple[int, int]) -> str:
 
 
 def solved_game(
-    ruleset: Ruleset | str, stacks: tuple[int, int] | None = None, cache_dir: Path | None = None,
+    ruleset: Ruleset | str,
+    stacks: tuple[int, int] | None = None,
+    cache_dir: Path | None = None,
     use_disk: bool = True,
-) -> SolvedGame:  # fmt: skip
+) -> SolvedGame:
     """The game tables covering ``stacks`` (default: the starting stacks): memory, disk, or solved."""
     rules = load_ruleset(ruleset)
     st = check_stacks(rules, (rules.starting_stack,) * 2 if stacks is None else stacks)

@@ -221,8 +221,10 @@ def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
         if spec.instant == "no_loss":
             nothing_b = _settle(spec, pairs, x, y, False, False, pay_b, False)
             first = _pick(np.broadcast_to((rb == top) & (ra < top), shape), nothing_b, first)
-    c, k, pair, swap = (np.stack([np.broadcast_to(f, shape), np.broadcast_to(s, shape)], -1)
-                        for f, s in zip(first, second, strict=True))  # fmt: skip
+    c, k, pair, swap = (
+        np.stack([np.broadcast_to(f, shape), np.broadcast_to(s, shape)], -1)
+        for f, s in zip(first, second, strict=True)
+    )
     w = np.stack([1.0 - w1, w1], -1)
     return Terms(w, c, k, pair.astype(np.int64), swap.astype(bool))
 

@@ -197,9 +197,15 @@ def state_round(solved: SolvedGame, first: int, second: int) -> RoundSolution:
 
 
 def action_win_probabilities(
-    solved: SolvedGame, first: int, second: int, roll: int, dice: int, earlier_rank: int | None = None,
-    limit: int | None = None, round_solution: RoundSolution | None = None,
-) -> np.ndarray:  # fmt: skip
+    solved: SolvedGame,
+    first: int,
+    second: int,
+    roll: int,
+    dice: int,
+    earlier_rank: int | None = None,
+    limit: int | None = None,
+    round_solution: RoundSolution | None = None,
+) -> np.ndarray:
     """``float[8]``: the acting player's probability of winning the game after each action (``nan`` if
     illegal), both players playing game-optimally afterwards; stacks ``(first, second)``, ``roll`` just
     thrown, multiset index ``dice``; for the second roller, the first's hand rank and the roll limit.

@@ -227,4 +227,4 @@ def dense_policy_table(name: str, by_count: dict[int, tuple[RoundSpec, Dense]]) 
         num_keys=num_keys, xs=xs, policy_start=policy_start, policy=np.concatenate(policies).astype(np.int8),
         x_of_rank=d0.x_of_rank, x_kind=x_kind, stride=d0.stride, per_roll=d0.per_roll, best=bool(spec0.best),
         num_ranks=spec0.num_ranks,
-    )  # fmt: skip
+    )  # fmt: skip  # packed: one field a line is 10 lines more

@@ -160,9 +160,16 @@ class LockstepGames(BatchedGame):
         return super()._end_turn(t)
 
     def _game_end(
-        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
-        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray], rounds: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        self,
+        s: np.ndarray,
+        me: np.ndarray,
+        new: np.ndarray,
+        st: np.ndarray,
+        won: list[np.ndarray],
+        over: np.ndarray,
+        losers: list[np.ndarray],
+        rounds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The game's end as ``GameState`` decides it: over (winners), or truncated after ``max_rounds``."""
         over = np.broadcast_to(np.asarray(over, bool), s.shape)
         if self.lives:
@@ -211,7 +218,7 @@ class LockstepGames(BatchedGame):
             fields = (
                 rules, seat, n, MULTISETS[ms], rolls, tlim, pos == 0, norder - pos - 1, lowest, lo_count,
                 highest, epay, (*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]), best,
-            )  # fmt: skip
+            )  # fmt: skip  # View's fields in order; one a line is 13 more
             out.append(View(*fields))
         return out
 
@@ -394,9 +401,12 @@ class _Lockstep:
             for rot in range(n):
                 g = k * n + rot
                 game = Outcome(
-                    rounds[g], trunc[g], stacks[g], [s for s in range(n) if won[g][s]],
+                    rounds[g],
+                    trunc[g],
+                    stacks[g],
+                    [s for s in range(n) if won[g][s]],
                     [None if e < 0 else e for e in elim[g]],
-                )  # fmt: skip
+                )
                 seats = [lineup[(s + rot) % n] for s in range(n)]
                 deal_games.append((game_row(game, ctx, deal, rot, seats, dice_seed), None))
             out.append(deal_games)

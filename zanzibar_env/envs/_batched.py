@@ -329,9 +329,16 @@ class BatchedGame:
         return tied
 
     def _game_end(
-        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
-        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray], rounds: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        self,
+        s: np.ndarray,
+        me: np.ndarray,
+        new: np.ndarray,
+        st: np.ndarray,
+        won: list[np.ndarray],
+        over: np.ndarray,
+        losers: list[np.ndarray],
+        rounds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
         ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round.
         Returns the rows that play on and the rows whose episode ended (see :meth:`_settle`)."""
@@ -347,9 +354,16 @@ class BatchedGame:
             win_game, k = won_arr.take(mi), won_arr.sum(0)
         mine = new.take(mi)
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, mine - st.take(mi),
-            won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
-        )  # fmt: skip
+            self.rules,
+            self.episode,
+            self.reward_kind,
+            mine - st.take(mi),
+            won=win_game,
+            winners=k,
+            over=over,
+            alive=mine > 0,
+            round_result=result,
+        )
         fresh = self._reward(s, reward)
         if type(term) is not np.ndarray:  # rounds: always True
             term = np.full(s.shape, bool(term))
@@ -376,7 +390,16 @@ class BatchedGame:
         pos = g(self.pos)
         st = self.stacks.take(at + self._rot.take(g(self.cur), 0))  # (row, seat) flat: no 2-D fancy index
         return self._enc.rows(
-            g(self.ms), g(self.best_rank), g(self.rolls), g(self.tlim), pos == 0, g(self.norder) - pos - 1,
-            g(self.lo_rank), g(self.lo_count), g(self.hi_rank), g(self.epay),
-            st, st > 0 if self.lives else np.ones_like(st),
-        )  # fmt: skip
+            g(self.ms),
+            g(self.best_rank),
+            g(self.rolls),
+            g(self.tlim),
+            pos == 0,
+            g(self.norder) - pos - 1,
+            g(self.lo_rank),
+            g(self.lo_count),
+            g(self.hi_rank),
+            g(self.epay),
+            st,
+            st > 0 if self.lives else np.ones_like(st),
+        )

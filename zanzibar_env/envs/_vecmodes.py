@@ -147,9 +147,12 @@ class VectorConventions(BatchedGame):
         mask[e] = True
         info: dict[str, Any] = {}
         for key, vals in (
-            ("num_rounds", rounds), ("stacks", st), ("hand_ranks", hands), ("first_roller", first),
+            ("num_rounds", rounds),
+            ("stacks", st),
+            ("hand_ranks", hands),
+            ("first_roller", first),
             ("roll_limit", limit),
-        ):  # fmt: skip
+        ):
             full = np.zeros((N, *vals.shape[1:]), np.int64)
             full[e] = vals
             info[key], info["_" + key] = full, mask.copy()

@@ -325,10 +325,16 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             last = seen == len(rounds)
             winners = game.winners if last else []
             reward, term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
-                rules, self.episode, self.reward_kind, rec.transfers[seat],
-                seat in winners, len(winners), bool(winners), rec.stacks_after[seat] > 0,  # won, winners, over, alive
+                rules,
+                self.episode,
+                self.reward_kind,
+                rec.transfers[seat],
+                seat in winners,
+                len(winners),
+                bool(winners),
+                rec.stacks_after[seat] > 0,  # won, winners, over, alive
                 _round_result(rec, seat, rules) if self.episode == "round" else 0.0,  # round_result
-            )  # fmt: skip
+            )
             self._reward += reward
             self._term = term
             self._trunc = trunc = not term and last and game.truncated

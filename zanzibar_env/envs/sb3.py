@@ -231,10 +231,15 @@ def make_sb3_env(
     if len(parts) > 1:
         offsets = [7919 * p + j for p, (_, size) in enumerate(parts) for j in range(size)]
     kwargs: dict[str, Any] = dict(
-        ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
-        max_rounds=max_rounds, skip_no_decision=skip_no_decision,
+        ruleset=ruleset,
+        num_players=num_players,
+        seat=seat,
+        reward=reward,
+        episode=episodes[env_id],
+        max_rounds=max_rounds,
+        skip_no_decision=skip_no_decision,
         seed=seed if seed is None or offsets is None else [seed + o for o in offsets],
-    )  # fmt: skip
+    )
     if len(merged) == 1:
         return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs), offsets)
     sizes, opps = [size for _, size in merged], [spec for spec, _ in merged]

@@ -37,9 +37,15 @@ class Core:
     """
 
     def __init__(
-        self, ruleset: Ruleset, num_players: int, episode: str, reward: str, max_rounds: int, learner: bool,
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        episode: str,
+        reward: str,
+        max_rounds: int,
+        learner: bool,
         rolloff_unroll: int = 0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         r, t = ruleset, ruleset.table
         self.rolloff_unroll = rolloff_unroll
         self.rules, self.n, self.episode, self.reward = r, num_players, episode, reward
@@ -55,8 +61,12 @@ class Core:
         self.LIVES = i32(K.lives_lost_by_rank(r))
         # one gather where three would do: the kernel's tables packed side by side, unpacked by _unpack
         # (multisets < 64, ranks < 64, categories < 8, own-hand payments < 2**15)
-        info = (t.rank_of_multiset | K.ends_turn_at_once(r).astype(np.int64) << 6 | t.category_of_multiset << 7
-                | K.own_hand_payment(r) << 10)  # fmt: skip
+        info = (
+            t.rank_of_multiset
+            | K.ends_turn_at_once(r).astype(np.int64) << 6
+            | t.category_of_multiset << 7
+            | K.own_hand_payment(r) << 10
+        )
         assert t.rank_of_multiset.max() < 64 and t.category_of_multiset.max() < 8
         assert (
             t.num_ranks - 1 <= RANGES["hand_rank"][1]
@@ -110,9 +120,13 @@ class Core:
         )  # (before the turn's first throw: no hand, best rank -1)
         over = K.turn_over(rolls, lim, inst if self.instant else False)
         return s.replace(
-            ms=ms, rolls=rolls, tlim=lim, best_rank=jnp.asarray(best[0], I32), best_ms=jnp.asarray(best[1], I32),
+            ms=ms,
+            rolls=rolls,
+            tlim=lim,
+            best_rank=jnp.asarray(best[0], I32),
+            best_ms=jnp.asarray(best[1], I32),
             turn_over=over,
-        )  # fmt: skip
+        )
 
     def act(self, s: State, action: Any) -> State:
         """The acting seat plays hold mask ``action`` (7 stops the turn)."""
@@ -130,9 +144,15 @@ class Core:
         inst: Any = self.INSTANT[s.ms] if self.instant else False
         me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
         s = s.replace(
-            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, cat, s.hand_cat),
-            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, limit=limit, pos=pos,
-        )  # fmt: skip
+            hand_rank=jnp.where(me, rk, s.hand_rank),
+            hand_cat=jnp.where(me, cat, s.hand_cat),
+            lo_rank=lo,
+            lo_count=count,
+            hi_rank=hi,
+            hi_seat=hi_seat,
+            limit=limit,
+            pos=pos,
+        )
         # fields that never change under this ruleset stay the same arrays (no work in a loop's pass)
         if self.rules.payment == "own_hand":
             s = s.replace(epay=s.epay + own)
@@ -153,18 +173,30 @@ class Core:
         norder = (s.stacks > 0).sum().astype(I32) if self.lives else jnp.asarray(n, I32)
         z = jnp.asarray(0, I32)
         s = s.replace(
-            start=starter, current_player=starter, pos=z, norder=norder, limit=z + self.rules.max_rolls,
-            hand_rank=jnp.full(n, -1, I32), lo_rank=z - 1, lo_count=z, hi_rank=z - 1, hi_seat=z - 1,
-            epay=z, instant=jnp.bool_(False),
-        )  # fmt: skip
+            start=starter,
+            current_player=starter,
+            pos=z,
+            norder=norder,
+            limit=z + self.rules.max_rolls,
+            hand_rank=jnp.full(n, -1, I32),
+            lo_rank=z - 1,
+            lo_count=z,
+            hi_rank=z - 1,
+            hi_seat=z - 1,
+            epay=z,
+            instant=jnp.bool_(False),
+        )
         return s
 
     def begin_episode(self, s: State, seat: Any) -> State:
         """A new game (or round episode): full stacks, the learner at ``seat``, seat 0 to roll first."""
         s = s.replace(
-            stacks=jnp.full(self.n, self.rules.starting_stack, I32), seat=seat, rounds=jnp.asarray(0, I32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-        )  # fmt: skip
+            stacks=jnp.full(self.n, self.rules.starting_stack, I32),
+            seat=seat,
+            rounds=jnp.asarray(0, I32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+        )
         return self.new_round(s, jnp.asarray(0, I32))
 
     # ---- settlement (kernel: settlement.py, one value per seat in play order) ---------------------
@@ -214,9 +246,12 @@ class Core:
         term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
         trunc = ~term & (rounds >= self.max_rounds) if self.episode == "game" else jnp.bool_(False)
         s = s.replace(
-            stacks=_take(new, back), rounds=rounds, terminated=term, truncated=trunc,
+            stacks=_take(new, back),
+            rounds=rounds,
+            terminated=term,
+            truncated=trunc,
             rewards=s.rewards + _take(reward, back),
-        )  # fmt: skip
+        )
         return where(term | trunc, s, self._next_round(s))
 
     def _rewards(self, st: Any, new: Any, lost: Any, won: Any, over: Any) -> tuple[Any, Any]:
@@ -230,9 +265,16 @@ class Core:
         elif self.reward == "win":
             win_game, k = won, won.sum()
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward, new - st, won=win_game, winners=k, over=over,
-            alive=new > 0, round_result=result,
-        )  # fmt: skip
+            self.rules,
+            self.episode,
+            self.reward,
+            new - st,
+            won=win_game,
+            winners=k,
+            over=over,
+            alive=new > 0,
+            round_result=result,
+        )
         reward = jnp.broadcast_to(jnp.asarray(reward, jnp.float32), st.shape)
         if self.lives:  # seats out of the game before this round take nothing more (self-play)
             reward = jnp.where(st > 0, reward, 0.0)

@@ -25,8 +25,14 @@ class JaxPolicy:
             raise TypeError(f"opponent_table must be a PolicyTable, got {type(table).__name__}")
         self.t, self.kind, self.name = table, table.kind, table.name
         sizes = list(range(2, (num_players or 2) + 1)) if ruleset.stake == "lives" else [num_players or 2]
-        check_made_for(table, ruleset, None, "as a JAX opponent", "opponent table",
-                       "pass dataclasses.replace(table, made_for=None)")  # fmt: skip
+        check_made_for(
+            table,
+            ruleset,
+            None,
+            "as a JAX opponent",
+            "opponent table",
+            "pass dataclasses.replace(table, made_for=None)",
+        )
         missing = [a for a in sizes if table.kind == "dense" and int(table.num_keys[a]) == 0]
         if missing:
             held = [a for a in range(len(table.num_keys)) if int(table.num_keys[a]) > 0]

@@ -187,4 +187,4 @@ def empty_state(
         seat=i, stacks=zn, hands=zn, rounds=i, start=i, norder=i, public=i, epay=i, instant=f, turn=i,
         pending=jnp.zeros(n, jnp.float32), passing=i, seed=seed, draws=jnp.asarray(0, jnp.uint32),
         dice=dice, dice_at=i, env_key=env_key,
-    )  # fmt: skip
+    )  # fmt: skip  # packed: one field a line is 19 lines more

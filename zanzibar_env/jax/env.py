@@ -111,8 +111,15 @@ class Env:
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
-        self.core = Core(rules, n, episode, reward, max_r, learner=not self.self_play,
-                         rolloff_unroll=2 if self.loops == "fixed" else 0)  # fmt: skip
+        self.core = Core(
+            rules,
+            n,
+            episode,
+            reward,
+            max_r,
+            learner=not self.self_play,
+            rolloff_unroll=2 if self.loops == "fixed" else 0,
+        )
         self.enc = JaxEncoder(rules, n)
         self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
         opp = "self-play" if self.self_play else ",".join(p.name or p.kind for p in self.opponents)
@@ -194,10 +201,13 @@ class Env:
         done = over & (state._step_count > 0) & ~passing if reset else over
         zero = jnp.zeros_like(state.rewards)
         s = state.replace(
-            rewards=jnp.where(done, zero, state.pending), pending=zero, passing=jnp.zeros_like(state.passing),
+            rewards=jnp.where(done, zero, state.pending),
+            pending=zero,
+            passing=jnp.zeros_like(state.passing),
             terminated=(done & state.terminated) | (state.passing == 1),
-            truncated=(done & state.truncated) | (state.passing == 2), _step_count=state._step_count + 1,
-        )  # fmt: skip
+            truncated=(done & state.truncated) | (state.passing == 2),
+            _step_count=state._step_count + 1,
+        )
         if key is not None:
             s = s.replace(seed=jax.random.bits(key, (), jnp.uint32), draws=jnp.asarray(0, jnp.uint32))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
@@ -209,9 +219,12 @@ class Env:
         s = self._finish(s)  # (reset: the new episode's observation and mask)
         if reset:  # the ended episode's rewards and flags, the new episode's rewards pending
             s = s.replace(
-                rewards=jnp.where(ended[0], ended[3], s.rewards), pending=jnp.where(ended[0], s.rewards, 0.0),
-                terminated=ended[1], truncated=ended[2], passing=_passing(s),
-            )  # fmt: skip
+                rewards=jnp.where(ended[0], ended[3], s.rewards),
+                pending=jnp.where(ended[0], s.rewards, 0.0),
+                terminated=ended[1],
+                truncated=ended[2],
+                passing=_passing(s),
+            )
         return s
 
     def _finish(self, s: State) -> State:
@@ -301,8 +314,12 @@ class Env:
         """A new episode after one that ended in this step; keeps the first ended episode's report."""
         ended, term, trunc, out = rep
         keep = ~ended
-        kept = (jnp.bool_(True), term | (keep & s.terminated), trunc | (keep & s.truncated),
-                jnp.where(keep, s.rewards, out))  # fmt: skip
+        kept = (
+            jnp.bool_(True),
+            term | (keep & s.terminated),
+            trunc | (keep & s.truncated),
+            jnp.where(keep, s.rewards, out),
+        )
         seat = s.seat
         if self.fixed_seat is None:
             s, seat = _draw_seat(s, self._n)
@@ -420,8 +437,13 @@ def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callab
     def wrapped(state: State, action: Any, key: Any) -> State:
         k_step, k_init = jax.random.split(key)
         end = state.terminated | state.truncated
-        state = where(end, state.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-                                          rewards=jnp.zeros_like(state.rewards)), state)  # fmt: skip
+        state = where(
+            end,
+            state.replace(
+                terminated=jnp.bool_(False), truncated=jnp.bool_(False), rewards=jnp.zeros_like(state.rewards)
+            ),
+            state,
+        )
         state = step(state, action, k_step)
         end = state.terminated | state.truncated
         fresh = init(k_init).replace(
