@@ -138,8 +138,13 @@ class Trainer:
     def init(self, key: jax.Array) -> Learner:
         k_env, k = jax.random.split(key)
         env = self._init(jax.random.split(k_env, self.cfg.num_envs))
-        zeros = lambda *shape: jnp.zeros(shape, jnp.float32)  # noqa: E731  (separate buffers: all donated)
-        share = lambda n: jnp.full((n * self.na, NC), 1.0 / NC, jnp.float32)  # noqa: E731
+
+        def zeros(*shape: int) -> jax.Array:  # (separate buffers: all donated)
+            return jnp.zeros(shape, jnp.float32)
+
+        def share(n: int) -> jax.Array:
+            return jnp.full((n * self.na, NC), 1.0 / NC, jnp.float32)
+
         n, p, stacks = self.num_ctx, self.num_pool, self.index.stacks
         return Learner(
             share(n), zeros(n * self.na), share(p), zeros(p * self.na), zeros(stacks), zeros(stacks), env, k

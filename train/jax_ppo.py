@@ -197,9 +197,13 @@ class Trainer:
     def __init__(self, cfg: JaxPPOConfig) -> None:
         self.cfg, self.net = cfg, Net(cfg)
         self.groups: list[EnvGroup] = make_groups(cfg)
-        frac = lambda n: 1.0 - n / cfg.num_updates if cfg.lr_schedule == "linear" else 1.0  # noqa: E731
         steps_per_update = cfg.n_epochs * (cfg.rollout // cfg.batch_size)
-        lr = lambda i: cfg.learning_rate * frac(i // steps_per_update)  # noqa: E731
+
+        def lr(i: jax.Array) -> jax.Array | float:
+            """optax's schedule: the learning rate at optimizer step ``i``."""
+            frac = 1.0 - (i // steps_per_update) / cfg.num_updates if cfg.lr_schedule == "linear" else 1.0
+            return cfg.learning_rate * frac
+
         self.tx = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
         self.update: Callable[..., Any] = jax.jit(self._update, donate_argnums=0)
         self.init: Callable[..., Any] = jax.jit(self._init)

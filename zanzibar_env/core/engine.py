@@ -427,7 +427,7 @@ class RoundState:
         after = tables.stacks_after(
             list(map(stacks.__getitem__, order)), losers, amounts, tables.lives[self._hi]
         )
-        for s, a in zip(order, after):  # noqa: B905
+        for s, a in zip(order, after, strict=True):
             stacks[s] = a
         rec.transfers = list(map(sub, stacks, rec.stacks_before))
         rec.stacks_after = stacks[:]

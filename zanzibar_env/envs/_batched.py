@@ -72,7 +72,10 @@ class BatchedGame:
 
     def _alloc(self) -> None:
         N, n = self.num_envs, self.n
-        z = lambda: np.zeros(N, np.int64)  # noqa: E731
+
+        def z() -> np.ndarray:
+            return np.zeros(N, np.int64)
+
         self.stacks = np.zeros((N, n), np.int64)
         self.hrank = np.full((N, n), -1, np.int64)  # rank of each seat's hand this round, -1 = not yet
         self.hcat = np.zeros((N, n), np.int64)  # category index of each seat's hand this round
@@ -382,10 +385,16 @@ class BatchedGame:
         """The acting players' observations of rows ``r`` (``None``: every row; the kernel encoder,
         ``Encoder.rows``)."""
         if r is None:  # every row: the state arrays themselves (rows() only reads them), no gathers
-            g = lambda a: a  # noqa: E731
+
+            def g(a: np.ndarray) -> np.ndarray:
+                return a
+
             at = self._row_at
         else:
-            g = lambda a: a[r]  # noqa: E731
+
+            def g(a: np.ndarray) -> np.ndarray:
+                return a[r]
+
             at = r[:, None] * self.n
         pos = g(self.pos)
         st = self.stacks.take(at + self._rot.take(g(self.cur), 0))  # (row, seat) flat: no 2-D fancy index

@@ -113,7 +113,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
         "name": "zanzibar_v1",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,

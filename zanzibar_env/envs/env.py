@@ -172,7 +172,10 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 4,
+    }
 
     def __init__(
         self,

@@ -112,7 +112,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,

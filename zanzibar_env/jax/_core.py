@@ -53,7 +53,10 @@ class Core:
         self.lives, self.chips = r.stake == "lives", r.stake == "chips"
         self.instant = r.instant_zanzibar != "off"
         self.best_of_turn = r.final_hand == "best"
-        i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731  (kernel tables are int64 numpy)
+
+        def i32(a: np.ndarray | tuple[int, ...]) -> jax.Array:  # (the kernel's tables are int64 numpy)
+            return jnp.asarray(np.asarray(a), I32)
+
         self.REROLLED = i32(K.REROLLED)  # dice each hold mask throws again
         self.RANK_THROW = i32(t.rank_of_throw)
         self.INSTANT = jnp.asarray(K.ends_turn_at_once(r))  # bool[56]
@@ -209,7 +212,9 @@ class Core:
             d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
             return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        more = lambda c: c[0].sum() > 1  # noqa: E731
+        def more(c: tuple[Any, Any, Any]) -> jax.Array:
+            return c[0].sum() > 1
+
         c = (jnp.stack(tied), s.draws, s.dice_at)
         for _ in range(self.rolloff_unroll):  # (a roll-off of two seats ends in one round 35 times in 36)
             go = more(c)

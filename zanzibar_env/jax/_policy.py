@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -51,7 +52,10 @@ class JaxPolicy:
                 raise ValueError(
                     f"opponent table {table.name!r} was built for another ruleset's hand ranking"
                 )
-            i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731
+
+            def i32(a: np.ndarray) -> jax.Array:
+                return jnp.asarray(np.asarray(a), I32)
+
             self.rows, self.policy = (
                 _narrow(table.rows),
                 _narrow(table.policy),

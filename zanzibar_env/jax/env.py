@@ -267,11 +267,20 @@ class Env:
             return where(first, core.roll(s, 0, jnp.bool_(True)), s), rep
 
         if reset and self.skip:
-            cond = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
+
+            def cond(c: tuple[State, Any]) -> jax.Array:
+                return ~(self._waits(c[0]) & ~_over(c[0]))
+
         elif reset:  # a second end in the step: the new episode ended before a decision (passing)
-            cond = lambda c: ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))  # noqa: E731
+
+            def cond(c: tuple[State, Any]) -> jax.Array:
+                return ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))
+
         else:
-            cond = lambda c: ~(self._waits(c[0]) | _over(c[0]))  # noqa: E731
+
+            def cond(c: tuple[State, Any]) -> jax.Array:
+                return ~(self._waits(c[0]) | _over(c[0]))
+
         f = jnp.bool_(False)
         return lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero)))
 
@@ -297,12 +306,17 @@ class Env:
             t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
             return t, is_end & last
 
-        cond = lambda c: ~(self._waits(c[0]) | _over(c[0]) | c[1])  # noqa: E731
+        def cond(c: tuple[State, Any]) -> jax.Array:
+            return ~(self._waits(c[0]) | _over(c[0]) | c[1])
+
         if self.loops == "while":
             return lax.while_loop(cond, body, (s, jnp.bool_(False)))
+
         # fixed: every pass is one event (a turn recorded, or an opponent's decision), so a round's turns
         # take at most num_players * max_rolls passes; passes after the stop change nothing
-        masked = lambda _, c: where(cond(c), body(c), c)  # noqa: E731
+        def masked(_: jax.Array, c: tuple[State, Any]) -> tuple[State, Any]:
+            return where(cond(c), body(c), c)
+
         return lax.fori_loop(0, self.max_events, masked, (s, jnp.bool_(False)))
 
     @property
