@@ -215,8 +215,8 @@ class Trainer:
 
         state = jax.eval_shape(self._init, key)
         with ThreadPoolExecutor(2) as pool:
-            init = pool.submit(lambda: self.init.lower(key).compile())  # type: ignore[attr-defined]
-            update = pool.submit(lambda: self.update.lower(state).compile())  # type: ignore[attr-defined]
+            init = pool.submit(lambda: self.init.lower(key).compile())  # type: ignore[attr-defined]  # jitted, not yet compiled
+            update = pool.submit(lambda: self.update.lower(state).compile())  # type: ignore[attr-defined]  # jitted, not yet compiled
             self.init, self.update = init.result(), update.result()
 
     def _init(self, key: jax.Array) -> tuple[Any, ...]:

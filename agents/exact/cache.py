@@ -87,7 +87,7 @@ def save_arrays(path: Path, arrays: dict[str, np.ndarray], tag: str, version: in
     out["checksum"] = _checksum(out, tag)
     tmp = path.with_name(path.name + f".{np.random.default_rng().integers(1 << 30)}.tmp.npz")
     try:
-        np.savez_compressed(tmp, **out)  # type: ignore[arg-type]
+        np.savez_compressed(tmp, **out)  # type: ignore[arg-type]  # numpy's stub: allow_pickle in **kwds
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -44,7 +44,7 @@ def _kept_law() -> tuple[np.ndarray, np.ndarray]:
     for k, held in enumerate(kept):
         n = 3 - len(held)
         for new in itertools.product(FACES, repeat=n):
-            law[k, MULTISET_INDEX[tuple(sorted(held + new))]] += 6.0**-n  # type: ignore[index]
+            law[k, MULTISET_INDEX[tuple(sorted(held + new))]] += 6.0**-n
     return law, kept_of
 
 

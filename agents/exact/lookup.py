@@ -86,7 +86,7 @@ def view_state(spec: RoundSpec, view: View) -> tuple[int, int]:
         x = int(spec.top_class(np.array(view.highest.rank if view.highest is not None else -1)))
     else:
         x = view.earlier_payments if spec.kind == "own_hand" else 0
-    return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]
+    return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]  # ints: as 0-d arrays
 
 
 def turn_best(spec: RoundSpec, source: View | ViewBatch) -> Any:

@@ -261,7 +261,9 @@ class RoundState:
     @property
     def turn_rolls(self) -> tuple[tuple[int, int, int], ...]:
         """The throws of the turn in progress (sorted dice), oldest first; empty when the round is over."""
-        return tuple(tuple(r) for r in self._turn_rolls) if self.current_seat is not None else ()  # type: ignore[misc]
+        if self.current_seat is None:
+            return ()
+        return tuple(tuple(r) for r in self._turn_rolls)  # type: ignore[misc]  # three dice a throw
 
     @property
     def turn_actions(self) -> tuple[int, ...]:

@@ -204,7 +204,7 @@ def transition_table() -> np.ndarray:
             kept = [dice[i] for i in KEPT[hold]]
             for t, throw in enumerate(THROWS):
                 new = list(throw[: REROLLED[hold]])
-                out[m, hold, t] = MULTISET_INDEX[tuple(sorted(kept + new))]  # type: ignore[index]
+                out[m, hold, t] = MULTISET_INDEX[tuple(sorted(kept + new))]
     flat = out.reshape(-1)
     flat.setflags(write=False)
     return flat

@@ -201,7 +201,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.observation_space = fmt.space
         self._fmt = None if fmt.kind == "flat" else fmt  # None: the flat observation as it is
         self.skip_no_decision = check_bool(skip_no_decision, "skip_no_decision")
-        self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
+        self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]  # Discrete is a Space[np.int64]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
         # (at most ~29 instance attributes in all: past 30 CPython stops sharing the keys of instance

@@ -150,7 +150,7 @@ class SB3VecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal-action masks ``bool[num_envs, 8]`` for the current observations."""
-        masks = [v.action_masks() for v in self.venvs]  # type: ignore[attr-defined]
+        masks = [v.action_masks() for v in self.venvs]  # type: ignore[attr-defined]  # our vector envs; SB3 sees VectorEnv
         return np.concatenate(masks).astype(bool, copy=False)
 
     def close(self) -> None:

@@ -184,7 +184,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         stacks, active = self._rel(self.cur[r], r)
         f = {k: self.view_field(k, r) for k in _FIELDS if k not in ("stacks", "active")}
         b = ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
-        b.row_rng = self._streams.rows(r)  # type: ignore[attr-defined]
+        b.row_rng = self._streams.rows(r)  # type: ignore[attr-defined]  # rows' streams ride along
         return b
 
     def _views(self, b: ViewBatch, seats: np.ndarray) -> list[View]:
@@ -195,7 +195,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
                 ruleset=self.rules,
                 seat=int(seats[i]),
                 num_players=n,
-                dice=tuple(int(d) for d in b.dice[i]),  # type: ignore[arg-type]
+                dice=tuple(int(d) for d in b.dice[i]),  # type: ignore[arg-type]  # three dice a row
                 rolls_used=int(b.rolls_used[i]),
                 roll_limit=int(b.roll_limit[i]),
                 is_first=bool(b.is_first[i]),
@@ -206,7 +206,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
                 earlier_payments=int(b.earlier_payments[i]),
                 stacks=tuple(int(x) for x in b.stacks[i, :n]),
                 active=tuple(bool(x) for x in b.active[i, :n]),
-                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]
+                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]  # set by the vector env
             )
             for i in range(len(b))
         ]
