@@ -326,9 +326,8 @@ def play_deals(ctx: DealContext, deals: Sequence[int]) -> list[DealGames]:
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Torch (if a learned agent loaded it) and numpy's BLAS (when ``threadpoolctl`` is installed, as the
-    ``tournament`` extra does) on one thread meanwhile: a batch of a few hundred views through a small
-    network is faster on one thread, and jobs run side by side (threads that wait for a busy core cost
-    more than they bring)."""
+    ``tournament`` extra does) on one thread meanwhile: jobs run side by side (why one thread:
+    ``docs/benchmarks.md``, "Tournaments")."""
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
     try:

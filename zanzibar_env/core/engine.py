@@ -110,8 +110,8 @@ class RoundState:
     :meth:`snapshot`; everything with a leading underscore is private.
     """
 
-    # slots: ~40 attributes are more than an instance dict shares keys for (30 in CPython 3.11), which
-    # made each round's creation and every attribute read slower
+    # slots: ~40 attributes, more than an instance dict shares keys for (30 in CPython 3.11); see
+    # docs/benchmarks.md#scalar-engine-and-single-env
     __slots__ = (
         "_actions", "_active", "_after", "_best_ms", "_best_of_turn", "_best_rank", "_cats", "_draw",
         "_drawn", "_ends", "_hands", "_hi", "_hi_seat", "_instant", "_legal_now", "_limit", "_lo",

@@ -20,14 +20,14 @@ Design: one formula, two kinds of numbers
 -----------------------------------------
 The scalar engine (:mod:`~zanzibar_env.core.engine`) plays one table with Python ints; the batched core
 of the vector env (:mod:`zanzibar_env.envs._batched`) plays thousands of tables with ``int64[N]``
-arrays. A batch of one would cost the scalar engine ~20 numpy calls per turn (tens of microseconds),
-so instead every rule here is either
+arrays. A batch of one would cost the scalar engine a numpy call per rule and turn (why that matters:
+``docs/benchmarks.md``, "Kernel and settlement"), so instead every rule here is either
 
 * **a table** built once per ruleset (legal mask, transitions, which hands end a turn at once), read
   with ``table[i]`` by both engines (the scalar engine reads the same values as Python lists), or
 * **a branch-free formula** that uses only ``+ - * < == & |`` and :func:`select` (``b + c * (a - b)``),
-  so the very same function body runs on Python ints (one table, nanoseconds) and on numpy arrays
-  (every row at once). The rule is then written once and both engines stay fast.
+  so the very same function body runs on Python ints (one table) and on numpy arrays (every row at
+  once). The rule is then written once, and neither engine pays for the other's kind of number.
 
 Per-seat rules (settlement) take one value per seat *in play order* (a list of ints, or a list of
 ``[N]`` arrays), so the same loop over seats serves both engines.
@@ -256,7 +256,8 @@ def __getattr__(name: str) -> object:
 
 def roll(ms: Ix | int, hold: Ix | int, throw: Ix) -> Ix:
     """Multiset index after holding ``hold`` of multiset ``ms`` and throwing ``throw`` (ints or arrays)."""
-    return transition_table().take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)  # take: T[i], faster
+    # take, not T[i]: docs/benchmarks.md#kernel-and-settlement
+    return transition_table().take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)
 
 
 @cache

@@ -263,7 +263,8 @@ class Encoder:
         lo: int, lo_count: int, hi: int, paid: int, tail: bytes,
     ) -> np.ndarray:  # fmt: skip  # packed: one parameter a line is 10 lines more
         """The observation of one player (``tail`` from :meth:`tail`): the same floats as :meth:`rows`,
-        joined from the float32 bytes of the same tables (several times faster than building floats)."""
+        joined from the float32 bytes of the same tables (not built as floats: ``docs/benchmarks.md``,
+        "Scalar engine and single env")."""
         return self.one_of((ms, best, used, limit, is_first, after, lo, lo_count, hi, paid), tail)
 
     def one_of(

@@ -296,7 +296,7 @@ class BatchedGame:
         and the rows whose episode ended (not counting episodes that began in this step)."""
         rules, n, start = self.rules, self.n, self.start[s]
         sn = s * n  # flat index into the [N, n] state of each row's seat 0
-        at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T, faster)
+        at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T)
         hr = list(self.hrank.take(at))
         inst = self.inst[s]
         losers = self._rolloffs(s, S.round_losers(rules, hr, self.lo_rank[s], inst), inst)

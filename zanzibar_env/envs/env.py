@@ -205,7 +205,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
         # (at most ~29 instance attributes in all: past 30 CPython stops sharing the keys of instance
-        # dicts, and every attribute read and write of the env gets slower)
+        # dicts; docs/benchmarks.md#scalar-engine-and-single-env)
         self._legal = legal_mask(self.rules.holds_allowed)
         self.game: GameState | None = None
         self._encode = RoundEncoder(self.rules)
@@ -327,7 +327,7 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             records.append(rec)
             last = seen == len(rounds)
             winners = game.winners if last else []
-            reward, term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
+            reward, term = S.episode_step(  # (positional: docs/benchmarks.md#scalar-engine-and-single-env)
                 rules,
                 self.episode,
                 self.reward_kind,

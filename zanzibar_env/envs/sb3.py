@@ -3,7 +3,7 @@
 Needs the ``train`` extra (``pip install "zanzibar-env[train]"``); importing this module without SB3
 raises :class:`~zanzibar_env.extras.MissingExtraError`. It is what ``python -m train.ppo`` trains on:
 one batched :class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv` behind SB3's ``VecEnv`` interface,
-with no per-env Python wrappers (4x the steps/s of a ``DummyVecEnv`` of single envs)::
+with no per-env Python wrappers (``docs/benchmarks.md``, "Vector env")::
 
     from sb3_contrib import MaskablePPO
     from zanzibar_env.envs.sb3 import make_sb3_env

@@ -78,7 +78,7 @@ class Core:
         assert 0 <= K.own_hand_payment(r).min() and K.own_hand_payment(r).max() < 1 << 15
         self.MS_INFO = i32(info)  # [ms] -> rank | instant << 6 | category << 7 | own payment << 10
         # [(ms * 8 + hold) * 216 + throw] -> the multiset after the throw (kernel.roll) | its rank and
-        # instant flag << 6: 13 bits, int16 (a table of 190 KB: fewer cache misses than int32)
+        # instant flag << 6: 13 bits, int16 (a table of 190 KB; docs/benchmarks.md#jax-env)
         trans = np.asarray(K.TRANSITION)
         self.ROLL = jnp.asarray((trans | (info[trans] & 127) << 6).astype(np.int16))
         self.seats = jnp.arange(num_players, dtype=I32)
@@ -145,7 +145,7 @@ class Core:
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
         inst: Any = self.INSTANT[s.ms] if self.instant else False
-        me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
+        me = self.seats == c  # (selects, not scatters ``.at[c]``: docs/benchmarks.md#jax-env)
         s = s.replace(
             hand_rank=jnp.where(me, rk, s.hand_rank),
             hand_cat=jnp.where(me, cat, s.hand_cat),

@@ -59,7 +59,7 @@ class JaxPolicy:
             self.rows, self.policy = (
                 _narrow(table.rows),
                 _narrow(table.policy),
-            )  # (smaller: fewer cache misses)
+            )  # (docs/benchmarks.md#jax-env)
             self.np_offsets = tuple(
                 np.asarray(a) for a in (table.xs, table.num_keys, table.row_start, table.policy_start)
             )

@@ -80,7 +80,7 @@ class State:
     passing: Array  # int32: 1 (terminated) or 2 (truncated): the episode ended before the learner's first
     #                 decision and waits to be reported (skip_no_decision=False; Env.step_autoreset); else 0
     seed: Array  # uint32: the table's random stream: its seed ...
-    draws: Array  # uint32: ... and the draws made from it (two scalars: a [2] pair costs a slower kernel)
+    draws: Array  # uint32: ... and the draws made from it (two scalars, not a [2] pair: docs/benchmarks.md#jax-env)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
     # ---- the env it belongs to (static: part of the pytree's structure, not an array) ----
@@ -163,7 +163,7 @@ def _check_bits(name: str, value: Array | int) -> None:
 
 def draw_u32(s: State) -> tuple[State, Array]:
     """One uniform ``uint32`` from the table's stream: a counter-based hash (``lowbias32`` of seed and
-    counter, a few integer ops: cheap under ``vmap``, where ``jax.random`` would cost a threefry per draw)."""
+    counter, a few integer ops, not ``jax.random``'s threefry: ``docs/benchmarks.md``, "JAX env")."""
     x = s.seed ^ (s.draws * np.uint32(0x9E3779B9))
     x = x ^ (x >> 16)
     x = x * np.uint32(0x7FEB352D)
