@@ -10,7 +10,7 @@ as :mod:`zanzibar_env.envs._batched` does for numpy. Functions act on one table;
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +20,7 @@ from jax import lax
 from ..core import kernel as K
 from ..core import settlement as S
 from ..core.rules import Ruleset
-from ._state import RANGES, State, draw_u32
+from ._state import RANGES, Array, State, draw_u32
 
 I32 = jnp.int32
 _BIG = 1 << 30
@@ -84,7 +84,7 @@ class Core:
         self.seats = jnp.arange(num_players, dtype=I32)
 
     # ---- dice -----------------------------------------------------------------------------------
-    def throw(self, s: State, k: Any) -> tuple[State, Any]:
+    def throw(self, s: State, k: Array) -> tuple[State, Array]:
         """A throw index ``0..215`` for ``k`` dice: from the script (``State.dice``, faces in the engine's
         order, missing digits as face 1, as ``kernel.throw_index``) or from the state's random stream."""
         if s.dice.shape[0]:
@@ -95,7 +95,7 @@ class Core:
         s, x = draw_u32(s)
         return s, (x % np.uint32(K.NUM_THROWS)).astype(I32)  # (a bias below 1e-9: 2**32 % 216 = 184)
 
-    def _rolloff_ranks(self, s: State, tied: Any) -> tuple[State, Any]:
+    def _rolloff_ranks(self, s: State, tied: Array) -> tuple[State, Array]:
         """Rank of one throw of all three dice per seat (play order); scripted: only tied seats throw."""
         if s.dice.shape[0]:
             before = jnp.cumsum(tied) - tied  # tied seats before each, in play order
@@ -109,7 +109,7 @@ class Core:
         return s, self.RANK_THROW[jnp.stack(throws)]
 
     # ---- turns ----------------------------------------------------------------------------------
-    def roll(self, s: State, held: Any, first: Any) -> State:
+    def roll(self, s: State, held: Array | int, first: Array | bool) -> State:
         """Throw the unheld dice (``first``, a flag: the turn's first throw, all three); sets ``turn_over``."""
         r = self.rules
         s, throw = self.throw(s, jnp.where(first, 3, self.REROLLED[held]))
@@ -131,20 +131,20 @@ class Core:
             turn_over=over,
         )
 
-    def act(self, s: State, action: Any) -> State:
+    def act(self, s: State, action: Array) -> State:
         """The acting seat plays hold mask ``action`` (7 stops the turn)."""
         stop = action == K.STOP
         rolled = self.roll(s, jnp.where(stop, 0, action), first=False)
         return where(stop, s.replace(turn_over=jnp.bool_(True)), rolled)
 
-    def end_turn(self, s: State) -> tuple[State, Any]:
+    def end_turn(self, s: State) -> tuple[State, Array]:
         """Record the acting seat's hand; returns the state and whether the round is over."""
         c = s.current_player
         _, rk, _, cat, own = _unpack(self.MS_INFO[s.best_ms] << 6)
         lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
-        inst: Any = self.INSTANT[s.ms] if self.instant else False
+        inst: Array | bool = self.INSTANT[s.ms] if self.instant else False
         me = self.seats == c  # (selects, not scatters ``.at[c]``: docs/benchmarks.md#jax-env)
         s = s.replace(
             hand_rank=jnp.where(me, rk, s.hand_rank),
@@ -163,14 +163,14 @@ class Core:
             s = s.replace(instant=inst)
         return s, K.round_over(pos, s.norder, inst)
 
-    def next_active(self, s: State, after: Any) -> Any:
+    def next_active(self, s: State, after: Array) -> Array:
         """The first seat clockwise after ``after`` still in the game (itself if none other)."""
         if not self.lives:
             return (after + 1) % self.n
         rel = (self.seats - after - 1) % self.n
         return jnp.argmin(jnp.where(s.stacks > 0, rel, _BIG)).astype(I32)
 
-    def new_round(self, s: State, starter: Any) -> State:
+    def new_round(self, s: State, starter: Array) -> State:
         """A new round that ``starter`` opens (its first throw still to make: :meth:`roll`)."""
         n = self.n
         norder = (s.stacks > 0).sum().astype(I32) if self.lives else jnp.asarray(n, I32)
@@ -191,7 +191,7 @@ class Core:
         )
         return s
 
-    def begin_episode(self, s: State, seat: Any) -> State:
+    def begin_episode(self, s: State, seat: Array) -> State:
         """A new game (or round episode): full stacks, the learner at ``seat``, seat 0 to roll first."""
         s = s.replace(
             stacks=jnp.full(self.n, self.rules.starting_stack, I32),
@@ -203,16 +203,16 @@ class Core:
         return self.new_round(s, jnp.asarray(0, I32))
 
     # ---- settlement (kernel: settlement.py, one value per seat in play order) ---------------------
-    def _rolloffs(self, s: State, tied: list[Any]) -> tuple[State, list[Any]]:
+    def _rolloffs(self, s: State, tied: list[Array]) -> tuple[State, list[Array]]:
         """The losers after roll-offs (``settlement.rolloff`` as a ``while_loop`` of ``rolloff_step``);
         the loop carries only the tied flags and the dice stream."""
 
-        def body(c: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        def body(c: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
             t, draws, at = c
             d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
             return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        def more(c: tuple[Any, Any, Any]) -> jax.Array:
+        def more(c: tuple[Array, Array, Array]) -> jax.Array:
             return c[0].sum() > 1
 
         c = (jnp.stack(tied), s.draws, s.dice_at)
@@ -222,7 +222,7 @@ class Core:
         t, draws, at = lax.while_loop(more, body, c)
         return s.replace(draws=draws, dice_at=at), list(t)
 
-    def settle(self, s: State, due: Any) -> State:
+    def settle(self, s: State, due: Array) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
         first throw to make) unless the episode is over. ``due``: the round is over (only those roll off:
         a batch's roll-off loop runs until its last table is done)."""
@@ -235,8 +235,8 @@ class Core:
             s, losers = self._rolloffs(s, [x & due for x in losers])
         st = _take(s.stacks, order)
         before = list(st)
-        amounts: Any = None
-        lost: Any = 0
+        amounts: list[Array] | None = None
+        lost: Array | int = 0
         if self.chips:
             amounts = S.chip_amounts(
                 R, self.PAY, list(_take(s.hand_cat, order)), _take(s.hand_cat, s.hi_seat)
@@ -245,7 +245,8 @@ class Core:
             lost = self.LIVES[s.hi_rank]
         new = jnp.stack([jnp.asarray(a, I32) for a in S.stacks_after(R, before, losers, amounts, lost)])
         rounds = s.rounds + 1
-        won, over = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
+        won, ended = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
+        over = jnp.asarray(ended)  # (a Python False only where no seat could end the game)
         reward, term = self._rewards(st, new, jnp.stack(losers), jnp.stack(won), over)
         me = (s.seat - s.start) % n  # the learner's play position
         term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
@@ -259,10 +260,10 @@ class Core:
         )
         return where(term | trunc, s, self._next_round(s))
 
-    def _rewards(self, st: Any, new: Any, lost: Any, won: Any, over: Any) -> tuple[Any, Any]:
+    def _rewards(self, st: Array, new: Array, lost: Array, won: Array, over: Array) -> tuple[Array, Array]:
         """``(reward, terminated)`` per play position (``settlement.episode_step``, every seat at once)."""
-        result: Any = 0.0
-        win_game: Any = 0.0
+        result: Array | float = 0.0
+        win_game: Any = 0.0  # (won and winners: read only by the "win" reward)
         k: Any = 0
         if self.reward == "win" and self.episode == "round":
             active = st > 0 if self.lives else jnp.ones_like(lost)
@@ -290,7 +291,7 @@ class Core:
         in the game after it)."""
         return self.new_round(s, S.next_starter(self.rules, list(s.stacks), s.hi_seat))
 
-    def record(self, s: State) -> tuple[State, Any]:
+    def record(self, s: State) -> tuple[State, Array]:
         """Record the acting seat's turn and pass to the next seat (its first throw is the caller's to
         make); returns the state and whether the round is over (then the seat is not passed: settle)."""
         s, over = self.end_turn(s)
@@ -299,7 +300,7 @@ class Core:
         ), over
 
 
-def _take(x: Any, i: Any) -> Any:
+def _take(x: Array, i: Array) -> Array:
     """``x[i]`` for a table's ``[n]`` array ``x`` and an index (or ``[k]`` indices) ``i`` in ``0..n-1``, as
     ``n`` selects: under ``vmap`` a gather is a kernel of its own, selects fuse with their neighbours."""
     i = jnp.asarray(i)
@@ -309,13 +310,16 @@ def _take(x: Any, i: Any) -> Any:
     return out
 
 
-def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
+def _unpack(p: Array) -> tuple[Array, Array, Array, Array, Array]:
     """``(multiset, rank, instant, category, own payment)`` of a ``Core.ROLL`` entry (the first three) or
     of ``Core.MS_INFO[ms] << 6`` (the last four)."""
     return p & 63, (p >> 6) & 63, (p >> 12) & 1 == 1, (p >> 13) & 7, p >> 16
 
 
-def where(cond: Any, a: Any, b: Any) -> Any:
+T = TypeVar("T")  # a pytree
+
+
+def where(cond: Array, a: T, b: T) -> T:
     """``a`` where ``cond`` else ``b``, field by field (a field both share, untouched by either, is kept
     as it is: no select)."""
     return jax.tree.map(lambda x, y: x if x is y else jnp.where(cond, x, y), a, b)
