@@ -147,9 +147,12 @@ class GameTableAgent(PolicyAgent):
     ``(actions, meta)`` as :func:`load_table` returns them, instead of a file (the learner's evaluations)."""
 
     def __init__(
-        self, path: str | Path | None = None, *, table: tuple[np.ndarray, dict[str, Any]] | None = None,
+        self,
+        path: str | Path | None = None,
+        *,
+        table: tuple[np.ndarray, dict[str, Any]] | None = None,
         seed: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if (path is None) == (table is None):
             raise ValueError("GameTableAgent takes a policy file path or a table, one of the two")
         self.path = None if path is None else str(path)

@@ -215,9 +215,14 @@ class EscapeAgent(_PrecomputedAgent):
         """The policy as arrays for array engines (the JAX env): by lowest rank + 1, rolls left, multiset."""
         t = self._actions(ruleset)
         return PolicyTable(
-            kind="features", name=self.name, made_for=ruleset_claim(ruleset), actions=t.reshape(-1).astype(np.int8),
-            lo_stride=t.shape[1] * t.shape[2], left_stride=t.shape[2], ms_stride=1,
-        )  # fmt: skip
+            kind="features",
+            name=self.name,
+            made_for=ruleset_claim(ruleset),
+            actions=t.reshape(-1).astype(np.int8),
+            lo_stride=t.shape[1] * t.shape[2],
+            left_stride=t.shape[2],
+            ms_stride=1,
+        )
 
     def __repr__(self) -> str:
         return f"EscapeAgent(first_bar={self.first_bar})"

@@ -5,7 +5,10 @@
 - the Python modules under each top-level folder (and under each of ``train/``'s subpackages);
 - the project modules that ``train/ppo.py`` names, and that ``python -m train.ppo`` and one ``env.step``
   load (what a reader follows);
-- the counts of ``# fmt: skip``, ``# noqa``, ``# type: ignore`` and ``Any`` in the library's code;
+- the counts of ``# fmt: skip``, ``# noqa`` and ``# type: ignore`` comments in the library's code, of
+  those that say why on their line (text after the marker and its codes), and of ``Any`` in its
+  annotations (parameters, returns, annotated names; a name bound to ``Any``, such as ``Number = Any``,
+  counted as ``Any`` where it is used);
 - the library modules that have a test module of their own name (``tests/<package>/test_<module>.py``);
 - the words containing "table" in the library's code, by what they mean (a rough, word-based sort).
 
@@ -16,19 +19,21 @@ from __future__ import annotations
 
 import argparse
 import ast
+import io
 import re
 import subprocess
 import sys
+import tokenize
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ("zanzibar_env", "agents", "train")
+#: Each marker, and the marker with its codes: what follows on the comment is its reason.
 NOISE = {
-    "# fmt: skip": re.compile(r"#\s*fmt:\s*(skip|off)"),
-    "# noqa": re.compile(r"#\s*noqa"),
-    "# type: ignore": re.compile(r"#\s*type:\s*ignore"),
-    "Any": re.compile(r"\bAny\b"),
+    "# fmt: skip": re.compile(r"#\s*fmt:\s*(?:skip|off)"),
+    "# noqa": re.compile(r"#\s*noqa(?::\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?"),
+    "# type: ignore": re.compile(r"#\s*type:\s*ignore(?:\[[\w,\s-]*\])?"),
 }
 #: Where the tests of a library folder live (the longest matching prefix wins).
 TEST_HOME = {
@@ -87,16 +92,96 @@ def module_counts(root: Path) -> dict[str, int]:
     return counts
 
 
-def noise_counts(root: Path) -> Counter[str]:
-    """Occurrences of each noise marker in the library's code (agents/ and train/ counted once)."""
-    found: Counter[str] = Counter()
+def library_files(root: Path) -> list[Path]:
+    """The library's modules: ``zanzibar_env/``, ``agents/`` and ``train/``, each file once (the links in
+    ``zanzibar_env/`` to ``agents/`` and ``train/`` are not followed twice)."""
+    files = []
     for folder in LIBRARY:
         for path in _modules(root / folder):
             if folder == "zanzibar_env" and path.resolve().parts[len(root.resolve().parts)] != "zanzibar_env":
                 continue  # a file reached through a link is counted under its own folder
-            text = path.read_text()
-            for name, pattern in NOISE.items():
-                found[name] += len(pattern.findall(text))
+            files.append(path)
+    return files
+
+
+def comment_noise(text: str) -> Counter[str]:
+    """Marker comments in one module's source (comments only, not text in strings), and for each the
+    number that say why: ``NAME`` and ``NAME with a reason``."""
+    found: Counter[str] = Counter()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type != tokenize.COMMENT:
+            continue
+        for name, pattern in NOISE.items():
+            hit = pattern.search(tok.string)
+            if hit:
+                found[name] += 1
+                found[f"{name} with a reason"] += bool(tok.string[hit.end() :].strip(" #()"))
+    return found
+
+
+def _names_any(node: ast.AST | None, aliases: frozenset[str] = frozenset()) -> int:
+    """Names in ``node`` that are ``Any`` or one of its ``aliases``."""
+    if node is None:
+        return 0
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a string annotation
+        try:
+            node = ast.parse(node.value, mode="eval")
+        except SyntaxError:
+            return 0
+    return sum(
+        (isinstance(n, ast.Name) and (n.id == "Any" or n.id in aliases))
+        or (isinstance(n, ast.Attribute) and n.attr == "Any")
+        for n in ast.walk(node)
+    )
+
+
+def any_aliases(tree: ast.Module) -> set[str]:
+    """The names a module binds to ``Any`` at its top level (``Number = Any``)."""
+    return {
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Any"
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)
+    }
+
+
+def any_annotations(tree: ast.Module, aliases: set[str]) -> int:
+    """``Any`` in one module's annotations (parameters, returns, annotated names), counting a name
+    bound to ``Any`` (``aliases``: the library's, where this module defines or imports one) as ``Any``."""
+    own = any_aliases(tree)
+    imported = {
+        a.asname or a.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for a in node.names
+        if a.name in aliases
+    }
+    seen = frozenset(own | imported)
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+            count += sum(_names_any(p.annotation, seen) for p in params) + _names_any(node.returns, seen)
+        elif isinstance(node, ast.AnnAssign):
+            count += _names_any(node.annotation, seen)
+    return count
+
+
+def noise_counts(root: Path) -> Counter[str]:
+    """The noise markers in the library's comments (with those that say why) and ``Any`` in its
+    annotations."""
+    found: Counter[str] = Counter()
+    texts = [path.read_text() for path in library_files(root)]
+    trees = [ast.parse(text) for text in texts]
+    aliases = set().union(*map(any_aliases, trees))
+    for text, tree in zip(texts, trees, strict=True):
+        found.update(comment_noise(text))
+        found["Any in annotations"] += any_annotations(tree, aliases)
+    found["names bound to Any"] = len(aliases)
     return found
 
 
@@ -177,8 +262,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  project modules named by train/ppo.py's imports {total:>4} ({train} of them in train/)")
     for name, n in loaded_modules(args.python, root).items():
         print(f"  project modules loaded by {name:<45} {n:>4}")
-    for name, n in noise_counts(root).items():
-        print(f"  {name!r:<18} in the library {n:>5}")
+    noise = noise_counts(root)
+    for name in [
+        *(k for m in NOISE for k in (m, f"{m} with a reason")),
+        "Any in annotations",
+        "names bound to Any",
+    ]:
+        print(f"  {name:<33} in the library {noise[name]:>5}")
     have, total = mirrored_tests(root)
     print(f"  library modules with a same-named test module {have:>4} of {total}")
     for name, n in sorted(table_words(root).items()):

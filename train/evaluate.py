@@ -131,9 +131,14 @@ def table_figures(model: Any, cfg: TrainConfig, games: int, seed: int) -> dict[s
 
     agents: list[Any] = [ModelAgent(model, name="ppo"), *table_opponents(cfg)]
     result = run_tournament(
-        agents, players=cfg.num_players, games=games, ruleset=cfg.ruleset, seed=seed,
-        max_rounds=cfg.max_rounds, progress=False,
-    )  # fmt: skip
+        agents,
+        players=cfg.num_players,
+        games=games,
+        ruleset=cfg.ruleset,
+        seed=seed,
+        max_rounds=cfg.max_rounds,
+        progress=False,
+    )
     by_name = {a.name: a for a in result.summary}
     me = by_name["ppo"]
     out = {"table_win": me.win_rate, "table_win_low": me.win_low, "table_win_high": me.win_high}

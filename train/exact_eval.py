@@ -86,23 +86,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--game", action="store_true", help="evaluate the whole game (win probabilities)")
     p.add_argument("--stacks", default=None, help="starting stacks A,B with --game (default: the ruleset's)")
     p.add_argument(
-        "--simulate", type=int, default=0, metavar="N",
+        "--simulate",
+        type=int,
+        default=0,
+        metavar="N",
         help="with --game: also play N engine games, the agent (seat 0, rolling first) against optimal_game",
-    )  # fmt: skip
+    )
     p.add_argument("--where", action="store_true", help="where the agent loses rolling second (2-player)")
     p.add_argument(
-        "--first", default="optimal", metavar="BOT",
+        "--first",
+        default="optimal",
+        metavar="BOT",
         help="with --where: the first roller whose play sets how often each situation comes (optimal)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--mistakes", type=int, default=0, metavar="N",
+        "--mistakes",
+        type=int,
+        default=0,
+        metavar="N",
         help="list the agent's N costliest decisions per seat that differ from optimal play (2-player)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+        "--max-states",
+        type=int,
+        default=DEFAULT_MAX_STATES,
+        metavar="N",
         help=f"with --game: refuse games of more than N stack states before solving (default "
         f"{DEFAULT_MAX_STATES}; the solver's own limit is {MAX_STATES})",
-    )  # fmt: skip
+    )
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the figures as JSON")
     p.add_argument("--force", action="store_true", help="overwrite an existing --json file")
     return p.parse_args(argv)
@@ -228,13 +239,20 @@ def mistakes(
         p_best = float(probs[i][qv >= qv[top] - 1e-9].sum()) if probs is not None else None
         rows.append(
             {
-                "seat": q, "roll": r, "dice": [int(d) for d in ds.batch.dice[i]],
-                "first_hand": _hand_class(table, int(lo[0])) if q else "-", "limit": int(lim[0]),
-                "action": act, "value": float(qv[act]), "best": top, "best_value": float(qv[top]),
-                "gap": float(qv[top] - qv[act]), "reach": float(reach[st]) if q else 1.0,
+                "seat": q,
+                "roll": r,
+                "dice": [int(d) for d in ds.batch.dice[i]],
+                "first_hand": _hand_class(table, int(lo[0])) if q else "-",
+                "limit": int(lim[0]),
+                "action": act,
+                "value": float(qv[act]),
+                "best": top,
+                "best_value": float(qv[top]),
+                "gap": float(qv[top] - qv[act]),
+                "reach": float(reach[st]) if q else 1.0,
                 "p_best": p_best,
             }
-        )  # fmt: skip
+        )
     return sorted(rows, key=lambda w: -w["gap"] * w["reach"])
 
 

@@ -138,8 +138,13 @@ class Trainer:
     def init(self, key: jax.Array) -> Learner:
         k_env, k = jax.random.split(key)
         env = self._init(jax.random.split(k_env, self.cfg.num_envs))
-        zeros = lambda *shape: jnp.zeros(shape, jnp.float32)  # noqa: E731  (separate buffers: all donated)
-        share = lambda n: jnp.full((n * self.na, NC), 1.0 / NC, jnp.float32)  # noqa: E731
+
+        def zeros(*shape: int) -> jax.Array:  # (separate buffers: all donated)
+            return jnp.zeros(shape, jnp.float32)
+
+        def share(n: int) -> jax.Array:
+            return jnp.full((n * self.na, NC), 1.0 / NC, jnp.float32)
+
         n, p, stacks = self.num_ctx, self.num_pool, self.index.stacks
         return Learner(
             share(n), zeros(n * self.na), share(p), zeros(p * self.na), zeros(stacks), zeros(stacks), env, k
@@ -203,10 +208,17 @@ class Trainer:
         _, _, q2, psi2 = self.look(ln, s2.observation, s2.legal_action_mask)
         next_psi = jnp.take_along_axis(psi2, jnp.argmax(q2, -1)[:, None, None], 1)[:, 0]
         step = Step(
-            row=rows, action=a, explore=explore, opens=(s.pos == 0) & (s.rolls == 1), stack=x,
-            same=s2.current_player == mover, ends=done | (s2.rounds != s.rounds), done=done,
-            outcome=jnp.clip(outcome, 0, NC - 1).astype(jnp.int32), next_psi=next_psi,
-        )  # fmt: skip
+            row=rows,
+            action=a,
+            explore=explore,
+            opens=(s.pos == 0) & (s.rolls == 1),
+            stack=x,
+            same=s2.current_player == mover,
+            ends=done | (s2.rounds != s.rounds),
+            done=done,
+            outcome=jnp.clip(outcome, 0, NC - 1).astype(jnp.int32),
+            next_psi=next_psi,
+        )
         return ln._replace(env=s2, key=key), step
 
     def targets(self, tr: Step) -> jax.Array:
@@ -228,9 +240,14 @@ class Trainer:
         return jax.lax.scan(back, last, tr, reverse=True)[1]
 
     def average(
-        self, values: jax.Array, visits: jax.Array, at: tuple[jax.Array, ...], target: jax.Array,
-        w: jax.Array, floor: float,
-    ) -> tuple[jax.Array, jax.Array]:  # fmt: skip
+        self,
+        values: jax.Array,
+        visits: jax.Array,
+        at: tuple[jax.Array, ...],
+        target: jax.Array,
+        w: jax.Array,
+        floor: float,
+    ) -> tuple[jax.Array, jax.Array]:
         """Move ``values[at]`` towards the mean of their targets in this batch (``w``: 1 where a sample
         counts, else 0) by ``max(k / visits, k * floor)`` (at most 1), ``k`` the entry's samples in the
         batch: the running mean of every target so far while ``1 / visits > floor``."""
@@ -256,8 +273,9 @@ class Trainer:
         # first decisions, with the new shares
         ln = ln._replace(psi=psi, visits=visits, pool=pool, pool_visits=pool_visits)
         q = jnp.einsum("bac,bc->ba", self.shares(ln, flat.row), self.outcome_values(ln.u, flat.stack)).max(-1)
-        u, u_visits = self.average(ln.u, ln.u_visits, (flat.stack,), q, flat.opens.astype(jnp.float32),
-                                   self.cfg.u_alpha_min)  # fmt: skip
+        u, u_visits = self.average(
+            ln.u, ln.u_visits, (flat.stack,), q, flat.opens.astype(jnp.float32), self.cfg.u_alpha_min
+        )
         return ln._replace(u=u, u_visits=u_visits), tr.done.sum()
 
     def greedy(self, ln: Learner) -> np.ndarray:
@@ -303,8 +321,13 @@ def train(
         if elapsed < next_eval and not last:
             continue
         t1, c1 = time.perf_counter(), time.process_time()
-        row = {"timesteps": float(done_steps), "games": float(games), "train_seconds": elapsed,
-               "cpu_seconds": c1 - c0 - cpu_paused, "steps_per_second": done_steps / elapsed}  # fmt: skip
+        row = {
+            "timesteps": float(done_steps),
+            "games": float(games),
+            "train_seconds": elapsed,
+            "cpu_seconds": c1 - c0 - cpu_paused,
+            "steps_per_second": done_steps / elapsed,
+        }
         if cfg.eval_exact:
             row.update(exact_game(GameTableAgent(table=(trainer.greedy(ln), trainer.meta())), cfg.ruleset))
         rows.append(row)
@@ -325,14 +348,27 @@ def run(
     run_dir = make_run_dir(cfg.runs_dir, cfg.run_name_prefix)
     save_game_config(cfg, run_dir / "config.yaml")
     command = command_line(argv or []).replace("train.ppo", "train.jax_game")
-    meta = {"command": command, "git_commit": git_commit(), "started_unix": int(time.time()),
-            "jax": jax.__version__, "device": str(jax.devices()[0])}  # fmt: skip
+    meta = {
+        "command": command,
+        "git_commit": git_commit(),
+        "started_unix": int(time.time()),
+        "jax": jax.__version__,
+        "device": str(jax.devices()[0]),
+    }
     atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2) + "\n")
     actions, rows = train(cfg, log=log or (lambda _: None))
     write_eval_csv(run_dir / EVAL_CSV, rows)
     path = run_dir / "policy.npz"
-    save_table(path, actions, {"ruleset": cfg.ruleset, "seed": cfg.seed, "command": command,
-                               "learner": "tabular self-play Q-learning (train/jax_game.py)"})  # fmt: skip
+    save_table(
+        path,
+        actions,
+        {
+            "ruleset": cfg.ruleset,
+            "seed": cfg.seed,
+            "command": command,
+            "learner": "tabular self-play Q-learning (train/jax_game.py)",
+        },
+    )
     out: dict[str, Any] = {
         "seed": cfg.seed,
         **rows[-1],

@@ -197,9 +197,13 @@ class Trainer:
     def __init__(self, cfg: JaxPPOConfig) -> None:
         self.cfg, self.net = cfg, Net(cfg)
         self.groups: list[EnvGroup] = make_groups(cfg)
-        frac = lambda n: 1.0 - n / cfg.num_updates if cfg.lr_schedule == "linear" else 1.0  # noqa: E731
         steps_per_update = cfg.n_epochs * (cfg.rollout // cfg.batch_size)
-        lr = lambda i: cfg.learning_rate * frac(i // steps_per_update)  # noqa: E731
+
+        def lr(i: jax.Array) -> jax.Array | float:
+            """optax's schedule: the learning rate at optimizer step ``i``."""
+            frac = 1.0 - (i // steps_per_update) / cfg.num_updates if cfg.lr_schedule == "linear" else 1.0
+            return cfg.learning_rate * frac
+
         self.tx = optax.chain(optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(lr, eps=1e-5))
         self.update: Callable[..., Any] = jax.jit(self._update, donate_argnums=0)
         self.init: Callable[..., Any] = jax.jit(self._init)
@@ -211,8 +215,8 @@ class Trainer:
 
         state = jax.eval_shape(self._init, key)
         with ThreadPoolExecutor(2) as pool:
-            init = pool.submit(lambda: self.init.lower(key).compile())  # type: ignore[attr-defined]
-            update = pool.submit(lambda: self.update.lower(state).compile())  # type: ignore[attr-defined]
+            init = pool.submit(lambda: self.init.lower(key).compile())  # type: ignore[attr-defined]  # jitted, not yet compiled
+            update = pool.submit(lambda: self.update.lower(state).compile())  # type: ignore[attr-defined]  # jitted, not yet compiled
             self.init, self.update = init.result(), update.result()
 
     def _init(self, key: jax.Array) -> tuple[Any, ...]:
@@ -291,8 +295,13 @@ def policy_meta(cfg: JaxPPOConfig) -> dict[str, Any]:
     """What a saved policy needs besides its weights (:func:`~zanzibar_env.agents.jax_ppo_agent.save_policy`)."""
     rules = load_ruleset(cfg.ruleset)
     num_ranks, max_rolls = ruleset_dims(rules)
-    return {"activation": cfg.activation, "features": cfg.features, "num_ranks": num_ranks,
-            "max_rolls": max_rolls, **ruleset_claim(rules)}  # fmt: skip
+    return {
+        "activation": cfg.activation,
+        "features": cfg.features,
+        "num_ranks": num_ranks,
+        "max_rolls": max_rolls,
+        **ruleset_claim(rules),
+    }
 
 
 def actor_layers(params: Params) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -363,8 +372,13 @@ def _train(
             continue
         jax.block_until_ready(state)
         t1, c1 = time.perf_counter(), time.process_time()
-        row = {"timesteps": float(i * cfg.rollout), "train_seconds": t1 - t0 - paused, "compile_seconds": compile_s,
-               "cpu_seconds": time.process_time() - c0 - cpu_paused, "compile_cpu_seconds": compile_cpu}  # fmt: skip
+        row = {
+            "timesteps": float(i * cfg.rollout),
+            "train_seconds": t1 - t0 - paused,
+            "compile_seconds": compile_s,
+            "cpu_seconds": time.process_time() - c0 - cpu_paused,
+            "compile_cpu_seconds": compile_cpu,
+        }
         row.update({k: float(v) for k, v in stats.items()})
         if cfg.eval_exact:
             agent = PolicyAgent(MLPPolicy(actor_layers(state[0]), policy_meta(cfg)), output="logits")
@@ -384,9 +398,13 @@ def run(
     evaluation row, the run directory and the agent's name); returns that result."""
     run_dir = make_run_dir(cfg.runs_dir, cfg.run_name_prefix)
     save_jax_config(cfg, run_dir / "config.yaml")
-    meta = {"command": command_line(argv or []).replace("train.ppo", "train.jax_ppo"),
-            "git_commit": git_commit(), "started_unix": int(time.time()), "jax": jax.__version__,
-            "device": str(jax.devices()[0])}  # fmt: skip
+    meta = {
+        "command": command_line(argv or []).replace("train.ppo", "train.jax_ppo"),
+        "git_commit": git_commit(),
+        "started_unix": int(time.time()),
+        "jax": jax.__version__,
+        "device": str(jax.devices()[0]),
+    }
     atomic_write_text(run_dir / "run.json", json.dumps(meta, indent=2) + "\n")
     check_free_space(run_dir, 4 * policy_bytes(cfg) + (1 << 20), what="run directory")  # before training
     path = run_dir / "policy.npz"

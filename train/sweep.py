@@ -75,7 +75,7 @@ def _tune() -> Any:
     with requires_extra("ray", "sweeps"):
         from ray import tune
         from ray.tune.schedulers import ASHAScheduler  # noqa: F401  (loads tune.schedulers)
-        from ray.tune.search.basic_variant import BasicVariantGenerator  # noqa: F401
+        from ray.tune.search.basic_variant import BasicVariantGenerator  # noqa: F401  (loads tune.search)
     return tune
 
 

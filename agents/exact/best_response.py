@@ -47,8 +47,12 @@ from zanzibar_env.core.registry import make_agent
 from zanzibar_env.core.rules import Ruleset, load_ruleset
 
 #: The agent name of each scope.
-SCOPES = {"round": "best_response", "table": "table_response", "game": "game_best_response",
-          "table_game": "table_game"}  # fmt: skip
+SCOPES = {
+    "round": "best_response",
+    "table": "table_response",
+    "game": "game_best_response",
+    "table_game": "table_game",
+}
 
 
 class SolvedPolicy(Protocol):

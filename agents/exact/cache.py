@@ -87,7 +87,7 @@ def save_arrays(path: Path, arrays: dict[str, np.ndarray], tag: str, version: in
     out["checksum"] = _checksum(out, tag)
     tmp = path.with_name(path.name + f".{np.random.default_rng().integers(1 << 30)}.tmp.npz")
     try:
-        np.savez_compressed(tmp, **out)  # type: ignore[arg-type]
+        np.savez_compressed(tmp, **out)  # type: ignore[arg-type]  # numpy's stub: allow_pickle in **kwds
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -188,9 +188,11 @@ def game_key(ruleset: Ruleset, stacks: tuple[int, int]) -> str:
 
 
 def solved_game(
-    ruleset: Ruleset | str, stacks: tuple[int, int] | None = None, cache_dir: Path | None = None,
+    ruleset: Ruleset | str,
+    stacks: tuple[int, int] | None = None,
+    cache_dir: Path | None = None,
     use_disk: bool = True,
-) -> SolvedGame:  # fmt: skip
+) -> SolvedGame:
     """The game tables covering ``stacks`` (default: the starting stacks): memory, disk, or solved."""
     rules = load_ruleset(ruleset)
     st = check_stacks(rules, (rules.starting_stack,) * 2 if stacks is None else stacks)

@@ -110,13 +110,22 @@ def _views(
     seats = np.zeros((b, MAX_PLAYERS), np.int64)
     seats[:, :2] = 1
     return _with_best(
-        ViewBatch, best, ruleset=ruleset, dice=_DICE[m],
-        rolls_used=r, roll_limit=np.where(second, lim[s1], spec.max_rolls),
-        is_first=(~second).astype(np.int64), players_after=1 - q, lowest_rank=rank,
-        lowest_count=np.where(second, k[s1], 0), highest_rank=rank,
+        ViewBatch,
+        best,
+        ruleset=ruleset,
+        dice=_DICE[m],
+        rolls_used=r,
+        roll_limit=np.where(second, lim[s1], spec.max_rolls),
+        is_first=(~second).astype(np.int64),
+        players_after=1 - q,
+        lowest_rank=rank,
+        lowest_count=np.where(second, k[s1], 0),
+        highest_rank=rank,
         earlier_payments=np.where(second & (spec.kind == "own_hand"), x[s1], 0),
-        stacks=seats * ruleset.starting_stack, active=seats, num_players=np.full(b, 2),
-    )  # fmt: skip
+        stacks=seats * ruleset.starting_stack,
+        active=seats,
+        num_players=np.full(b, 2),
+    )
 
 
 def batch_to_views(batch: ViewBatch) -> list[View]:
@@ -139,7 +148,7 @@ def batch_to_views(batch: ViewBatch) -> list[View]:
             earlier_payments=int(batch.earlier_payments[i]),
             stacks=tuple(int(v) for v in batch.stacks[i, :n]),
             active=tuple(bool(v) for v in batch.active[i, :n]),
-        ))  # fmt: skip
+        ))  # fmt: skip  # packed: one field a line is 10 lines more
     return out
 
 
@@ -235,12 +244,20 @@ def position_views(
     seats = np.zeros((b, MAX_PLAYERS), np.int64)
     seats[:, :n] = 1
     batch = ViewBatch(
-        ruleset=ruleset, dice=_DICE[m], rolls_used=r, roll_limit=lim[s],
-        is_first=np.full(b, int(q == 0)), players_after=np.full(b, n - 1 - q),
-        lowest_rank=np.where(lo[s] < spec.num_ranks, lo[s], -1), lowest_count=k[s], highest_rank=highest,
+        ruleset=ruleset,
+        dice=_DICE[m],
+        rolls_used=r,
+        roll_limit=lim[s],
+        is_first=np.full(b, int(q == 0)),
+        players_after=np.full(b, n - 1 - q),
+        lowest_rank=np.where(lo[s] < spec.num_ranks, lo[s], -1),
+        lowest_count=k[s],
+        highest_rank=highest,
         earlier_payments=np.where(spec.kind == "own_hand", x[s], 0),
-        stacks=seats * ruleset.starting_stack, active=seats, num_players=np.full(b, n),
-    )  # fmt: skip
+        stacks=seats * ruleset.starting_stack,
+        active=seats,
+        num_players=np.full(b, n),
+    )
     return batch, (s, r, m)
 
 
@@ -293,12 +310,20 @@ def decision_batch(spec: GameSpec, pairs: Pairs, rows: tuple[np.ndarray, ...]) -
     limit = np.where(second & spec.sets_limit, li + 1, spec.max_rolls)
     own_hand = spec.ruleset.payment == "own_hand"
     return ViewBatch(
-        ruleset=spec.ruleset, dice=_DICE[m], rolls_used=r, roll_limit=limit,
-        is_first=(~second).astype(np.int64), players_after=1 - role, lowest_rank=rank,
-        lowest_count=second.astype(np.int64), highest_rank=rank,
-        earlier_payments=np.where(second & own_hand, spec.pay_of_rank[ra], 0), stacks=stacks,
-        active=active, num_players=np.full(n, 2),
-    )  # fmt: skip
+        ruleset=spec.ruleset,
+        dice=_DICE[m],
+        rolls_used=r,
+        roll_limit=limit,
+        is_first=(~second).astype(np.int64),
+        players_after=1 - role,
+        lowest_rank=rank,
+        lowest_count=second.astype(np.int64),
+        highest_rank=rank,
+        earlier_payments=np.where(second & own_hand, spec.pay_of_rank[ra], 0),
+        stacks=stacks,
+        active=active,
+        num_players=np.full(n, 2),
+    )
 
 
 def agent_tables(agent: Any, system: GameSystem) -> tuple[np.ndarray, np.ndarray]:

@@ -189,7 +189,7 @@ def _settle(
 
 
 def _pick(cond: np.ndarray, e1: Event, e2: Event) -> Event:
-    return tuple(np.where(cond, a, b) for a, b in zip(e1, e2, strict=True))  # type: ignore[return-value]
+    return tuple(np.where(cond, a, b) for a, b in zip(e1, e2, strict=True))  # type: ignore[return-value]  # four in, four out
 
 
 def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
@@ -211,7 +211,7 @@ def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
     else:  # roll-off: B loses in one of the two equally likely ways, A in the other
         a_loses = _settle(spec, pairs, x, y, True, False, pay_a, True)
         first = _pick(tie, a_wins, first)
-        second = _pick(tie, a_loses, second)  # type: ignore[arg-type]
+        second = _pick(tie, a_loses, second)  # type: ignore[arg-type]  # an Event of four arrays
         w1 = np.where(tie, 1.0 / ways, 0.0)
     if spec.instant != "off":
         top = r - 1
@@ -221,8 +221,10 @@ def round_terms(spec: GameSpec, pairs: Pairs) -> Terms:
         if spec.instant == "no_loss":
             nothing_b = _settle(spec, pairs, x, y, False, False, pay_b, False)
             first = _pick(np.broadcast_to((rb == top) & (ra < top), shape), nothing_b, first)
-    c, k, pair, swap = (np.stack([np.broadcast_to(f, shape), np.broadcast_to(s, shape)], -1)
-                        for f, s in zip(first, second, strict=True))  # fmt: skip
+    c, k, pair, swap = (
+        np.stack([np.broadcast_to(f, shape), np.broadcast_to(s, shape)], -1)
+        for f, s in zip(first, second, strict=True)
+    )
     w = np.stack([1.0 - w1, w1], -1)
     return Terms(w, c, k, pair.astype(np.int64), swap.astype(bool))
 

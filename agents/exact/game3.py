@@ -44,7 +44,7 @@ def _kept_law() -> tuple[np.ndarray, np.ndarray]:
     for k, held in enumerate(kept):
         n = 3 - len(held)
         for new in itertools.product(FACES, repeat=n):
-            law[k, MULTISET_INDEX[tuple(sorted(held + new))]] += 6.0**-n  # type: ignore[index]
+            law[k, MULTISET_INDEX[tuple(sorted(held + new))]] += 6.0**-n
     return law, kept_of
 
 
@@ -99,7 +99,8 @@ def outcome_values(game: Game3, value: np.ndarray | None = None) -> np.ndarray:
     for loser, c in itertools.product(range(3), range(4)):
         losers = [p == loser for p in range(3)]
         after = np.stack(pay_chips(before, losers, chip_amounts(rules, chips, [c] * 3, c)), 1)
-        won, over = game_winners(rules, before, list(after.T), [True] * 3, 1)
+        won, ended = game_winners(rules, before, list(after.T), [True] * 3, 1)
+        over = np.broadcast_to(ended, (len(st),))  # (a row array; a Python bool where no seat ends it)
         shares = np.stack(won, 1)
         for i, h in itertools.product(range(len(st)), range(3)):
             if over[i]:

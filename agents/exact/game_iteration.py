@@ -92,9 +92,7 @@ def game_states(ruleset: Ruleset, stacks: Any) -> int:
 #: minute here): the API's game functions and the commands share this limit and estimate.
 DEFAULT_MAX_STATES = 200
 #: Seconds and MiB per stack state of an exact game analysis (greedy, classic): what the refusal's
-#: estimate uses. Measured with ``evaluate_game("greedy", "classic", "A,A")`` for A = 20, 40, 80 (39, 79,
-#: 159 states: 28, 73, 147 s) on 2 AMD EPYC cores shared with other jobs, and the peak memory of the
-#: command at 39 and 119 states (258 and 628 MB); a quiet machine is faster.
+#: estimate uses (how they were measured: docs/benchmarks.md#exact-game-analysis).
 SECONDS_PER_STATE = 0.9
 MIB_PER_STATE = 5.0
 
@@ -197,9 +195,15 @@ def state_round(solved: SolvedGame, first: int, second: int) -> RoundSolution:
 
 
 def action_win_probabilities(
-    solved: SolvedGame, first: int, second: int, roll: int, dice: int, earlier_rank: int | None = None,
-    limit: int | None = None, round_solution: RoundSolution | None = None,
-) -> np.ndarray:  # fmt: skip
+    solved: SolvedGame,
+    first: int,
+    second: int,
+    roll: int,
+    dice: int,
+    earlier_rank: int | None = None,
+    limit: int | None = None,
+    round_solution: RoundSolution | None = None,
+) -> np.ndarray:
     """``float[8]``: the acting player's probability of winning the game after each action (``nan`` if
     illegal), both players playing game-optimally afterwards; stacks ``(first, second)``, ``roll`` just
     thrown, multiset index ``dice``; for the second roller, the first's hand rank and the roll limit.

@@ -86,7 +86,7 @@ def view_state(spec: RoundSpec, view: View) -> tuple[int, int]:
         x = int(spec.top_class(np.array(view.highest.rank if view.highest is not None else -1)))
     else:
         x = view.earlier_payments if spec.kind == "own_hand" else 0
-    return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]
+    return n - 1 - view.players_after, int(spec.encode(lo, view.lowest_count, x, view.roll_limit))  # type: ignore[arg-type]  # ints: as 0-d arrays
 
 
 def turn_best(spec: RoundSpec, source: View | ViewBatch) -> Any:
@@ -227,4 +227,4 @@ def dense_policy_table(name: str, by_count: dict[int, tuple[RoundSpec, Dense]]) 
         num_keys=num_keys, xs=xs, policy_start=policy_start, policy=np.concatenate(policies).astype(np.int8),
         x_of_rank=d0.x_of_rank, x_kind=x_kind, stride=d0.stride, per_roll=d0.per_roll, best=bool(spec0.best),
         num_ranks=spec0.num_ranks,
-    )  # fmt: skip
+    )  # fmt: skip  # packed: one field a line is 10 lines more

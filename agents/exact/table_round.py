@@ -62,12 +62,20 @@ def _views(ruleset: Ruleset, n: int, q: int, ctx: np.ndarray, t: int) -> ViewBat
     seats = np.zeros((b, MAX_PLAYERS), np.int64)
     seats[:, :n] = 1
     return ViewBatch(
-        ruleset=ruleset, dice=np.tile(_DICE, (len(ctx), 1)), rolls_used=np.full(b, t),
-        roll_limit=ctx[rows, 3], is_first=np.full(b, int(q == 0)), players_after=np.full(b, n - 1 - q),
-        lowest_rank=ctx[rows, 0], lowest_count=ctx[rows, 1], highest_rank=ctx[rows, 2],
-        earlier_payments=np.zeros(b, np.int64), stacks=seats * ruleset.starting_stack, active=seats,
+        ruleset=ruleset,
+        dice=np.tile(_DICE, (len(ctx), 1)),
+        rolls_used=np.full(b, t),
+        roll_limit=ctx[rows, 3],
+        is_first=np.full(b, int(q == 0)),
+        players_after=np.full(b, n - 1 - q),
+        lowest_rank=ctx[rows, 0],
+        lowest_count=ctx[rows, 1],
+        highest_rank=ctx[rows, 2],
+        earlier_payments=np.zeros(b, np.int64),
+        stacks=seats * ruleset.starting_stack,
+        active=seats,
         num_players=np.full(b, n),
-    )  # fmt: skip
+    )
 
 
 def turn_law(agent: Any, ruleset: Ruleset, n: int, q: int, ctx: np.ndarray) -> np.ndarray:

@@ -136,10 +136,11 @@ def _check_table_teacher(cfg: TrainConfig, one_table: bool) -> None:
     why = "a bot name, or 'table_game' for full games at one table of bots that do not read stacks"
     if cfg.env_id != "Zanzibar-v1" or not one_table or not 2 <= cfg.num_players <= 4:
         raise bad_value(
-            "pretrain", cfg.pretrain,
+            "pretrain",
+            cfg.pretrain,
             f"{why} (needs env_id Zanzibar-v1, 2-4 players, opponents one name or one per other seat, "
             "no self_play, exploiter_frac 0)",
-        )  # fmt: skip
+        )
     bad = [o for o in cfg.opponents if o.startswith("ppo:") or o in STACK_READERS]
     if bad:
         raise bad_value("pretrain", cfg.pretrain, f"{why}; these opponents read stacks: {bad}")

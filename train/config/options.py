@@ -106,6 +106,12 @@ def config_parser(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_config_options(ap, prefix, default)
-    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one config key (repeatable; the value is parsed as YAML)")  # fmt: skip
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config key (repeatable; the value is parsed as YAML)",
+    )
     return ap

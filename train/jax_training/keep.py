@@ -36,8 +36,13 @@ def keep_interrupted(stop: Any, run_dir: Path, save: Callable[[Any, list[dict[st
         return f"no update finished; {str(run_dir)!r} holds only the config"
     try:
         save(stop.params, stop.rows)
-        result = {"complete": False, "updates": stop.done, "of_updates": stop.total,
-                  "run_dir": str(run_dir), "agent": f"jax_ppo:{run_dir / 'policy.npz'}"}  # fmt: skip
+        result = {
+            "complete": False,
+            "updates": stop.done,
+            "of_updates": stop.total,
+            "run_dir": str(run_dir),
+            "agent": f"jax_ppo:{run_dir / 'policy.npz'}",
+        }
         atomic_write_text(run_dir / "result.json", json.dumps(result, indent=2) + "\n")
     except (OSError, ValueError) as e:
         return f"{stop.done} of {stop.total} updates done, but the policy could not be saved: {e}"

@@ -42,7 +42,7 @@ def _has_avx2_fma() -> bool:
     try:
         from numpy._core._multiarray_umath import __cpu_features__ as feats
     except ImportError:  # numpy < 2
-        from numpy.core._multiarray_umath import __cpu_features__ as feats  # type: ignore[no-redef]
+        from numpy.core._multiarray_umath import __cpu_features__ as feats  # type: ignore[no-redef]  # the same name, numpy < 2
     return bool(feats.get("AVX2") and feats.get("FMA3"))
 
 

@@ -140,7 +140,7 @@ class EntropyScheduleCallback(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         left = max(0.0, 1.0 - self.num_timesteps / self.cfg.total_timesteps)
-        self.model.ent_coef = self.cfg.ent_coef * left  # type: ignore[attr-defined]
+        self.model.ent_coef = self.cfg.ent_coef * left  # type: ignore[attr-defined]  # PPO and A2C have it
 
     def _on_step(self) -> bool:
         return True

@@ -24,8 +24,8 @@ from zanzibar_env.core.observation import OBS_LAYOUT
 class ZanzibarFeatures(BaseFeaturesExtractor):
     """``obs`` (float[33]) -> ``[obs, one-hot codes]``; see the module docstring for the codes.
 
-    All codes are written by one ``scatter_`` (an index per code group, offset into the output), which
-    costs a fraction of one ``one_hot`` call per group; the values are those of
+    All codes are written by one ``scatter_`` (an index per code group, offset into the output), not a
+    ``one_hot`` call per group (``docs/benchmarks.md``, "Training"); the values are those of
     :func:`zanzibar_env.core.onehot.onehot` (tested equal).
     """
 

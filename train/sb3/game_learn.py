@@ -122,9 +122,13 @@ def sampled_games(
         rec = _Recorder(teacher)
         seats: Policy | list[Policy] = rec if bots is None else [rec, *(b.act for b in bots)]
         game = play_game(
-            rules, seats, num_players=players, seed=seed + g, first_seat=0 if bots is None else g % players,
+            rules,
+            seats,
+            num_players=players,
+            seed=seed + g,
+            first_seat=0 if bots is None else g % players,
             max_rounds=max_rounds,
-        )  # fmt: skip
+        )
         if game.truncated or not game.winners:
             continue
         share = 1.0 / len(game.winners)
@@ -147,9 +151,14 @@ def imitation_data(cfg: TrainConfig) -> ImitationData:
         names = table_opponents(cfg)
         bots = [make_agent(name, seed=cfg.seed + i) for i, name in enumerate(names)]
         obs, acts, target = sampled_games(
-            table_game_response(names, rules), rules, cfg.num_players, cfg.pretrain_games, seed, cfg.max_rounds,
+            table_game_response(names, rules),
+            rules,
+            cfg.num_players,
+            cfg.pretrain_games,
+            seed,
+            cfg.max_rounds,
             bots,
-        )  # fmt: skip
+        )
         return ImitationData(obs, acts, obs, target)
     teacher = make_agent(str(cfg.pretrain), seed=cfg.seed)
     obs, acts, target = sampled_games(

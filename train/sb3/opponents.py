@@ -54,7 +54,7 @@ class SelfPlayPool:
         self.bots = [make_agent(b, seed=cfg.seed + 31 * k) for k, b in enumerate(cfg.opponents)]
         self.checkpoints: deque[tuple[Path, BaseAgent]] = deque(maxlen=cfg.self_play_pool)
         first = self.bots[0] if self.bots else None
-        self.switches = [SwitchAgent(first) for _ in range(groups)]  # type: ignore[arg-type]
+        self.switches = [SwitchAgent(first) for _ in range(groups)]  # type: ignore[arg-type]  # no bot: self-play only
 
     def add(self, path: Path) -> None:
         """Put the checkpoint saved at ``path`` into the pool (dropping the oldest past the size)."""

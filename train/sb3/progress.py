@@ -33,7 +33,7 @@ class StepsProgressBar(BaseCallback):
     def _on_training_start(self) -> None:
         from tqdm import tqdm
 
-        rollout = int(self.model.n_steps) * int(self.training_env.num_envs)  # type: ignore[attr-defined]
+        rollout = int(self.model.n_steps) * int(self.training_env.num_envs)  # type: ignore[attr-defined]  # on-policy SB3 models
         total = steps_to_run(self.requested, rollout)
         self.bar = tqdm(total=total, unit="step", unit_scale=True, smoothing=0, desc="training")
 

@@ -67,9 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the line-ups, the dice and the agents")
     p.add_argument(
-        "--jobs", type=int, default=None, help="worker processes, default 1 (with --backend ray: CPUs of a "
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes, default 1 (with --backend ray: CPUs of a "
         "local Ray, default all); results do not depend on it",
-    )  # fmt: skip
+    )
     p.add_argument("--backend", choices=BACKENDS, default="local", help="local processes or Ray tasks")
     p.add_argument("--address", default=None, help="with --backend ray: the Ray cluster to join (ray start)")
     p.add_argument("--max-rounds", type=int, default=None, help="truncate each game after this many rounds")
@@ -129,8 +132,11 @@ def _play_and_write(plan: Any, args: argparse.Namespace) -> int:
         code = _write(result, args)
     if held.caught is not None:
         where = f", written to {args.out}" if args.out and code == 0 else ""
-        print(f"interrupted: after the last game, all {len(result.games)} games kept{where} "
-              f"(stopped by {stopped_by(held.caught)})", file=sys.stderr)  # fmt: skip
+        print(
+            f"interrupted: after the last game, all {len(result.games)} games kept{where} "
+            f"(stopped by {stopped_by(held.caught)})",
+            file=sys.stderr,
+        )
         return exit_code_of(held.caught)
     return code
 

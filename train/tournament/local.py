@@ -58,8 +58,8 @@ def _play(span: tuple[int, int]) -> list[DealGames]:
 
 def chunk_size(deals: int, jobs: int, players: int, lockstep: bool = True) -> int:
     """Deals per chunk. In lockstep one chunk per job, up to :data:`MAX_CHUNK_GAMES` games: a chunk ends
-    with a tail of steps for its longest games, with few rows left to batch, so fewer, larger chunks are
-    faster. Game by game 1-16 deals, about 8 chunks per job."""
+    with a tail of steps for its longest games, with few rows left to batch, so fewer, larger chunks
+    (``docs/benchmarks.md``, "Tournaments"). Game by game 1-16 deals, about 8 chunks per job."""
     if not lockstep:
         return max(1, min(16, deals // (jobs * 8)))
     return max(1, min(MAX_CHUNK_GAMES // players, -(-deals // jobs)))

@@ -160,9 +160,16 @@ class LockstepGames(NumpyGames):
         return super()._end_turn(t)
 
     def _game_end(
-        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
-        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray], rounds: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        self,
+        s: np.ndarray,
+        me: np.ndarray,
+        new: np.ndarray,
+        st: np.ndarray,
+        won: list[np.ndarray],
+        over: np.ndarray,
+        losers: list[np.ndarray],
+        rounds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The game's end as ``GameState`` decides it: over (winners), or truncated after ``max_rounds``."""
         over = np.broadcast_to(np.asarray(over, bool), s.shape)
         if self.lives:
@@ -211,7 +218,7 @@ class LockstepGames(NumpyGames):
             fields = (
                 rules, seat, n, MULTISETS[ms], rolls, tlim, pos == 0, norder - pos - 1, lowest, lo_count,
                 highest, epay, (*st[seat:], *st[:seat]), (*act[seat:], *act[:seat]), best,
-            )  # fmt: skip
+            )  # fmt: skip  # View's fields in order; one a line is 13 more
             out.append(View(*fields))
         return out
 
@@ -329,9 +336,8 @@ def play_deals(ctx: DealContext, deals: Sequence[int]) -> list[DealGames]:
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Torch (if a learned agent loaded it) and numpy's BLAS (when ``threadpoolctl`` is installed, as the
-    ``tournament`` extra does) on one thread meanwhile: a batch of a few hundred views through a small
-    network is faster on one thread, and jobs run side by side (threads that wait for a busy core cost
-    more than they bring)."""
+    ``tournament`` extra does) on one thread meanwhile: jobs run side by side (why one thread:
+    ``docs/benchmarks.md``, "Tournaments")."""
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
     try:
@@ -404,9 +410,12 @@ class _Lockstep:
             for rot in range(n):
                 g = k * n + rot
                 game = Outcome(
-                    rounds[g], trunc[g], stacks[g], [s for s in range(n) if won[g][s]],
+                    rounds[g],
+                    trunc[g],
+                    stacks[g],
+                    [s for s in range(n) if won[g][s]],
                     [None if e < 0 else e for e in elim[g]],
-                )  # fmt: skip
+                )
                 seats = [lineup[(s + rot) % n] for s in range(n)]
                 deal_games.append((game_row(game, ctx, deal, rot, seats, dice_seed), None))
             out.append(deal_games)

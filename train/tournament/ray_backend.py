@@ -69,8 +69,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
 
 
 def chunk_size(deals: int, cpus: int) -> int:
-    """Deals per task: about 2 tasks per CPU, at most 512 deals (played together in lockstep: larger chunks
-    are faster, smaller ones lose less when a worker dies)."""
+    """Deals per task: about 2 tasks per CPU, at most 512 deals (played together in lockstep: larger
+    chunks batch more, smaller ones lose less when a worker dies; ``docs/benchmarks.md``, "Tournaments")."""
     return max(1, min(512, -(-deals // max(1, cpus * 2))))
 
 

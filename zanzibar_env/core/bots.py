@@ -93,7 +93,7 @@ class RandomAgent(BaseAgent):
 
     def seed(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        self._masks: list[int] = []  # buffered draws of rng.integers(8): the same sequence, faster
+        self._masks: list[int] = []  # buffered draws of rng.integers(8): the same sequence
 
     def act(self, view: View) -> int:
         if view.ruleset.holds_allowed:

@@ -56,7 +56,7 @@ class _RoundRules:
         "after", "amounts", "best_of_turn", "chip_stake", "chips", "end", "instant", "legal", "legal_mask",
         "legal_set", "limit_after", "lives", "lives_stake", "losers", "max_rolls", "rank", "round_ends",
         "sets_limit", "stacks_after", "table", "turn_ends", "turn_limits",
-    )  # fmt: skip
+    )  # fmt: skip  # packed: 22 slot names, one a line is 19 lines more
 
     def __init__(self, ruleset: Ruleset) -> None:
         k = K.scalar_tables(ruleset)
@@ -111,15 +111,15 @@ class RoundState:
     :meth:`snapshot`; everything with a leading underscore is private.
     """
 
-    # slots: ~40 attributes are more than an instance dict shares keys for (30 in CPython 3.11), which
-    # made each round's creation and every attribute read slower
+    # slots: ~40 attributes, more than an instance dict shares keys for (30 in CPython 3.11); see
+    # docs/benchmarks.md#scalar-engine-and-single-env
     __slots__ = (
         "_actions", "_active", "_after", "_best_ms", "_best_of_turn", "_best_rank", "_cats", "_draw",
         "_drawn", "_ends", "_hands", "_hi", "_hi_seat", "_instant", "_legal_now", "_limit", "_lo",
         "_lo_count", "_lo_seat", "_ms", "_n_order", "_order", "_paid", "_pos", "_rank", "_ranks",
         "_relative", "_round_ends", "_stacks", "_tables", "_turn_limit", "_turn_rolls", "_view_mid",
         "current_seat", "num_players", "record", "rolls_used", "ruleset", "source", "table",
-    )  # fmt: skip
+    )  # fmt: skip  # packed: 40 slot names, one a line is 35 lines more
     _turn_rolls: list[list[int]]  # the turn in progress: its throws (sorted dice) and actions
     _actions: list[int]
     _view_mid: tuple[Any, ...] | None  # the view's fields fixed through a turn (None: not built yet)
@@ -262,7 +262,9 @@ class RoundState:
     @property
     def turn_rolls(self) -> tuple[tuple[int, int, int], ...]:
         """The throws of the turn in progress (sorted dice), oldest first; empty when the round is over."""
-        return tuple(tuple(r) for r in self._turn_rolls) if self.current_seat is not None else ()  # type: ignore[misc]
+        if self.current_seat is None:
+            return ()
+        return tuple(tuple(r) for r in self._turn_rolls)  # type: ignore[misc]  # three dice a throw
 
     @property
     def turn_actions(self) -> tuple[int, ...]:
@@ -275,9 +277,17 @@ class RoundState:
         lowest_rank, lowest_count, highest_rank, earlier_payments)``."""
         pos = self._pos
         return (
-            self._ms, self._best_rank, self.rolls_used, self._turn_limit, pos == 0,
-            self._n_order - pos - 1, self._lo, self._lo_count, self._hi, self._paid,
-        )  # fmt: skip
+            self._ms,
+            self._best_rank,
+            self.rolls_used,
+            self._turn_limit,
+            pos == 0,
+            self._n_order - pos - 1,
+            self._lo,
+            self._lo_count,
+            self._hi,
+            self._paid,
+        )
 
     def snapshot(self) -> RoundSnapshot:
         """A frozen copy of the public state (for renderers; the env encoders read the properties)."""
@@ -289,7 +299,7 @@ class RoundState:
             turn_actions=self.turn_actions, hands=dict(self._hands), lowest_seats=self.lowest_seats,
             highest_seat=self.highest_seat, earlier_payments=self._paid, stacks=self.stacks,
             active=self.active, done=self.done,
-        )  # fmt: skip
+        )  # fmt: skip  # packed: one field a line is 12 lines more
 
     def legal_actions(self) -> list[int]:
         """Legal hold masks now: all 8, or only re-throw all (0) and stop (7) without holds."""
@@ -425,7 +435,7 @@ class RoundState:
         after = tables.stacks_after(
             list(map(stacks.__getitem__, order)), losers, amounts, tables.lives[self._hi]
         )
-        for s, a in zip(order, after):  # noqa: B905
+        for s, a in zip(order, after, strict=True):
             stacks[s] = a
         rec.transfers = list(map(sub, stacks, rec.stacks_before))
         rec.stacks_after = stacks[:]

@@ -20,11 +20,11 @@ import numpy as np
 FACES = (1, 2, 3, 4, 5, 6)
 #: The 56 multisets of three dice, each sorted ascending, in lexicographic order.
 MULTISETS: tuple[tuple[int, int, int], ...] = tuple(itertools.combinations_with_replacement(FACES, 3))
-MULTISET_INDEX: dict[tuple[int, int, int], int] = {m: k for k, m in enumerate(MULTISETS)}
+MULTISET_INDEX: dict[tuple[int, ...], int] = {m: k for k, m in enumerate(MULTISETS)}
 #: All 216 ordered throws, in index order 36*(d1-1) + 6*(d2-1) + (d3-1).
 THROWS: tuple[tuple[int, int, int], ...] = tuple((a, b, c) for a, b, c in itertools.product(FACES, repeat=3))
 #: Multiset index of each ordered throw.
-THROW_TO_MULTISET = np.array([MULTISET_INDEX[tuple(sorted(t))] for t in THROWS], dtype=np.int64)  # type: ignore[index]
+THROW_TO_MULTISET = np.array([MULTISET_INDEX[tuple(sorted(t))] for t in THROWS], dtype=np.int64)
 
 RANKINGS = ("zanzibar_456", "zanzibar_421")
 

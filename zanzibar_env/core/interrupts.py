@@ -83,7 +83,7 @@ class deferred_interrupts:  # (a context manager: ``with deferred_interrupts() a
 
     def __exit__(self, *exc: object) -> None:
         for sig, old in self._old.items():
-            signal.signal(sig, old)  # type: ignore[arg-type]
+            signal.signal(sig, old)  # type: ignore[arg-type]  # the handler signal.signal returned
 
 
 _COMMAND_PREFIXES = ("zanzibar_env", "train", "agents")

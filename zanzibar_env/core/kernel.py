@@ -20,14 +20,14 @@ Design: one formula, two kinds of numbers
 -----------------------------------------
 The scalar engine (:mod:`~zanzibar_env.core.engine`) plays one table with Python ints; the numpy engine
 of the vector env (:mod:`zanzibar_env.envs._batched`) plays thousands of tables with ``int64[N]``
-arrays. A batch of one would cost the scalar engine ~20 numpy calls per turn (tens of microseconds),
-so instead every rule here is either
+arrays. A batch of one would cost the scalar engine a numpy call per rule and turn (why that matters:
+``docs/benchmarks.md``, "Kernel and settlement"), so instead every rule here is either
 
 * **a table** built once per ruleset (legal mask, transitions, which hands end a turn at once), read
   with ``table[i]`` by both engines (the scalar engine reads the same values as Python lists), or
 * **a branch-free formula** that uses only ``+ - * < == & |`` and :func:`select` (``b + c * (a - b)``),
-  so the very same function body runs on Python ints (one table, nanoseconds) and on numpy arrays
-  (every row at once). The rule is then written once and both engines stay fast.
+  so the very same function body runs on Python ints (one table) and on numpy arrays (every row at
+  once). The rule is then written once, and neither engine pays for the other's kind of number.
 
 Per-seat rules (settlement) take one value per seat *in play order* (a list of ints, or a list of
 ``[N]`` arrays), so the same loop over seats serves both engines.
@@ -36,17 +36,29 @@ Per-seat rules (settlement) take one value per seat *in play order* (a list of i
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, overload
 
 import numpy as np
 
 from .hands import MULTISET_INDEX, MULTISETS, THROWS
 from .rules import Ruleset
 
-#: Number = a Python int/bool or a numpy array of them (rules below accept either).
-Number = Any
+if TYPE_CHECKING:  # jax is an extra: the kernel never imports it; the JAX engine passes its arrays in
+    import jax
+
+#: A rule's value: a Python int or bool (the scalar engine), a numpy array (the batched core) or a JAX array.
+Number: TypeAlias = "int | np.ndarray | jax.Array"
+#: One kind of :data:`Number` per call: a rule returns the kind it is given (mypy checks each body once per
+#: kind). Arguments typed ``N | int`` may also be Python constants (``False``, ``0``) next to arrays.
+N = TypeVar("N", int, np.ndarray, "jax.Array")
+#: The kinds of a reward: a Python float, or an array of them.
+F = TypeVar("F", float, np.ndarray, "jax.Array")
+#: The kinds of a table index (the scalar and batched engines; the JAX engine reads its own tables).
+Ix = TypeVar("Ix", int, np.ndarray)
+#: The array kinds alone (a rule that returns a float for Python numbers is overloaded on them).
+A = TypeVar("A", np.ndarray, "jax.Array")
 T = TypeVar("T")
 
 STOP = 7  # the action "keep all dice and stop"
@@ -72,7 +84,11 @@ def per_ruleset(build: Callable[[Ruleset], T]) -> Callable[[Ruleset], T]:
     return get
 
 
-def select(cond: Number, a: Number, b: Number) -> Number:
+@overload
+def select(cond: N, a: N | int, b: N | int) -> N: ...
+@overload
+def select(cond: F, a: F | float, b: F | float) -> F: ...
+def select(cond: Number | float, a: Number | float, b: Number | float) -> Number | float:
     """``a`` where ``cond`` else ``b``: ``b + cond * (a - b)`` on Python numbers, ``np.where`` (the same
     value, one numpy call) when ``cond`` is an array."""
     if type(cond) is np.ndarray:
@@ -96,14 +112,14 @@ def legal_actions(ruleset: Ruleset) -> tuple[int, ...]:
     return tuple(int(a) for a in np.flatnonzero(legal_mask(ruleset.holds_allowed)))
 
 
-def _illegal(value: object, legal: Any, where: str) -> ValueError:
+def _illegal(value: object, legal: Sequence[bool] | np.ndarray, where: str) -> ValueError:
     return ValueError(
         f"illegal action {value!r}{where}: legal hold masks are {np.flatnonzero(legal).tolist()} "
         "(bit i keeps sorted die i; 7 stops)"
     )
 
 
-def check_action(action: object, legal: Any, where: str = "") -> int:
+def check_action(action: object, legal: Sequence[bool] | np.ndarray, where: str = "") -> int:
     """``action`` as an int if it is an integer legal hold mask, else ``ValueError`` (``where`` names the
     actor, e.g. ``" in env 3"``). Python and numpy integers (and 0-d integer arrays) are accepted;
     bools, floats and strings are not."""
@@ -120,7 +136,7 @@ def check_action(action: object, legal: Any, where: str = "") -> int:
 
 
 def check_actions(
-    actions: Any,
+    actions: object,
     legal: np.ndarray,
     skip: np.ndarray | None = None,
     who: str = "",
@@ -188,7 +204,7 @@ def transition_table() -> np.ndarray:
             kept = [dice[i] for i in KEPT[hold]]
             for t, throw in enumerate(THROWS):
                 new = list(throw[: REROLLED[hold]])
-                out[m, hold, t] = MULTISET_INDEX[tuple(sorted(kept + new))]  # type: ignore[index]
+                out[m, hold, t] = MULTISET_INDEX[tuple(sorted(kept + new))]
     flat = out.reshape(-1)
     flat.setflags(write=False)
     return flat
@@ -222,14 +238,14 @@ TRANSITION: np.ndarray
 TRANSITION_LIST: list[int]
 #: :data:`TRANSITION` keyed by the faces of the unheld dice, ``AFTER[m * 8 + hold][faces]``.
 AFTER: list[dict[tuple[int, ...], int]]
-_LAZY: dict[str, Callable[[], Any]] = {
+_LAZY: dict[str, Callable[[], object]] = {
     "TRANSITION": transition_table,
     "TRANSITION_LIST": transition_list,
     "AFTER": after_faces,
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Build a lazy table (:data:`TRANSITION`, :data:`TRANSITION_LIST`, :data:`AFTER`) on first read."""
     build = _LAZY.get(name)
     if build is None:
@@ -238,9 +254,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def roll(ms: Number, hold: Number, throw: Number) -> Number:
+def roll(ms: Ix | int, hold: Ix | int, throw: Ix) -> Ix:
     """Multiset index after holding ``hold`` of multiset ``ms`` and throwing ``throw`` (ints or arrays)."""
-    return transition_table().take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)  # take: T[i], faster
+    # take, not T[i]: docs/benchmarks.md#kernel-and-settlement
+    return transition_table().take((ms * NUM_ACTIONS + hold) * NUM_THROWS + throw)
 
 
 @cache
@@ -269,31 +286,29 @@ def ends_turn_at_once(ruleset: Ruleset) -> np.ndarray:
     return out
 
 
-def turn_limit(is_first: Number, limit: Number, max_rolls: int) -> Number:
+def turn_limit(is_first: N | int, limit: N, max_rolls: int) -> N:
     """Rolls a player may use: the first roller ``max_rolls``, later players the round's ``limit``."""
     return limit + is_first * (max_rolls - limit)  # select(is_first, max_rolls, limit), spelled out
 
 
-def turn_over(rolls_used: Number, limit: Number, instant: Number) -> Number:
+def turn_over(rolls_used: N, limit: N | int, instant: N | int) -> N:
     """The turn ends after the last allowed roll, or at once on an instant top hand."""
     over = rolls_used >= limit
     return over if instant is False else over | instant  # (``x | False`` is ``x``: one numpy call saved)
 
 
-def limit_after_turn(is_first: Number, rolls_used: Number, limit: Number, ruleset: Ruleset) -> Number:
+def limit_after_turn(is_first: N | int, rolls_used: N | int, limit: N, ruleset: Ruleset) -> N:
     """The round's roll limit after a turn: the first roller's rolls if it sets the limit, else unchanged."""
     return limit + (is_first & ruleset.first_roller_sets_limit) * (rolls_used - limit)  # select, spelled out
 
 
-def round_over(turns_taken: Number, active_players: Number, instant: Number) -> Number:
+def round_over(turns_taken: N, active_players: N | int, instant: N | int) -> N:
     """The round ends when every active player has rolled, or at once on an instant top hand."""
     over = turns_taken >= active_players
     return over if instant is False else over | instant  # (``x | False`` is ``x``: one numpy call saved)
 
 
-def best_after_roll(
-    best_rank: Number, best_ms: Number, rank: Number, ms: Number, ruleset: Ruleset
-) -> tuple[Number, Number]:
+def best_after_roll(best_rank: N | int, best_ms: N | int, rank: N, ms: N, ruleset: Ruleset) -> tuple[N, N]:
     """The hand a turn would score if it stopped now, after a throw of multiset ``ms`` (rank ``rank``):
     the throw itself (``final_hand: last``), or the best throw of the turn so far (``best``; the earliest
     of equal ranks). ``best_rank`` is -1 before the turn's first throw. Returns ``(rank, multiset)``."""
@@ -305,8 +320,8 @@ def best_after_roll(
 
 # ---- the public state after each turn ---------------------------------------------------------------
 def public_after_turn(
-    lo: Number, lo_count: Number, lo_seat: Number, hi: Number, hi_seat: Number, rank: Number, seat: Number
-) -> tuple[Number, Number, Number, Number, Number]:
+    lo: N, lo_count: N, lo_seat: N | int, hi: N, hi_seat: N, rank: N | int, seat: N | int
+) -> tuple[N, N, N, N, N]:
     """What everyone knows after a turn that ended with a hand of ``rank`` by ``seat``.
 
     ``lo``/``hi``: ranks of the lowest and highest hands so far (``-1``: no hand yet), ``lo_count``: how

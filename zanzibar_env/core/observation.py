@@ -208,17 +208,21 @@ class Encoder:
         dt = self._dtypes.get(k)
         if dt is None:
             fields = {"g0": 0, "g1": 16, "g2": 32, "g3": 48, "stacks": 64, "active": 96}
-            dt = self._dtypes[k] = np.dtype({
-                "names": list(fields), "formats": ["V16"] * 4 + [f"V{4 * k}"] * 2,
-                "offsets": list(fields.values()), "itemsize": 4 * OBS_SIZE,
-            })  # fmt: skip
+            dt = self._dtypes[k] = np.dtype(
+                {
+                    "names": list(fields),
+                    "formats": ["V16"] * 4 + [f"V{4 * k}"] * 2,
+                    "offsets": list(fields.values()),
+                    "itemsize": 4 * OBS_SIZE,
+                }
+            )
         return dt
 
     def rows(
         self, ms: np.ndarray, best: np.ndarray, used: np.ndarray, limit: np.ndarray, is_first: np.ndarray,
         after: np.ndarray, lo: np.ndarray, lo_count: np.ndarray, hi: np.ndarray, paid: np.ndarray,
         stacks: np.ndarray, active: np.ndarray, num_players: np.ndarray | int | None = None,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:  # fmt: skip  # packed: one parameter a line is 11 lines more
         """``float32[R, 33]``; ``best`` is the rank of the hand that counts now (``turn_best_rank``);
         ``lo``/``hi`` are -1 without earlier hands; ``stacks``/``active`` are
         ``[R, k]``, relative to each acting seat, 0-padded past ``num_players`` (default ``k``)."""
@@ -257,9 +261,10 @@ class Encoder:
     def one(
         self, ms: int, best: int, used: int, limit: int, is_first: bool, after: int,
         lo: int, lo_count: int, hi: int, paid: int, tail: bytes,
-    ) -> np.ndarray:  # fmt: skip
+    ) -> np.ndarray:  # fmt: skip  # packed: one parameter a line is 10 lines more
         """The observation of one player (``tail`` from :meth:`tail`): the same floats as :meth:`rows`,
-        joined from the float32 bytes of the same tables (several times faster than building floats)."""
+        joined from the float32 bytes of the same tables (not built as floats: ``docs/benchmarks.md``,
+        "Scalar engine and single env")."""
         return self.one_of((ms, best, used, limit, is_first, after, lo, lo_count, hi, paid), tail)
 
     def one_of(
@@ -275,7 +280,7 @@ class Encoder:
             g2[(after * nb + lo) * 8 + lo_count + 8],
             g3[((lo >= 0) * nb + hi) * 9 + ((best > lo) - (best < lo)) * 3 + (best > hi) - (best < hi) + 13],
             paid_b, tail,
-        ))  # fmt: skip
+        ))  # fmt: skip  # one line per byte group g0 .. g3
         return np.frombuffer(bytearray(buf), _F32)  # writable: the bytearray is its own
 
     def terminal(self, stacks: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -308,12 +313,15 @@ def _check_batch(b: ViewBatch) -> None:
     reads joined tables: an out-of-range value would silently read another row's slots)."""
     top, rolls = b.ruleset.table.num_ranks - 1, b.ruleset.max_rolls
     bounds = (
-        ("dice", b.dice, 1, 6), ("rolls_used", b.rolls_used, 0, rolls),
-        ("roll_limit", b.roll_limit, 0, rolls), ("is_first", b.is_first, 0, 1),
+        ("dice", b.dice, 1, 6),
+        ("rolls_used", b.rolls_used, 0, rolls),
+        ("roll_limit", b.roll_limit, 0, rolls),
+        ("is_first", b.is_first, 0, 1),
         ("players_after", b.players_after, 0, MAX_PLAYERS - 1),
-        ("lowest_rank", b.lowest_rank, -1, top), ("lowest_count", b.lowest_count, 0, MAX_PLAYERS - 1),
+        ("lowest_rank", b.lowest_rank, -1, top),
+        ("lowest_count", b.lowest_count, 0, MAX_PLAYERS - 1),
         ("highest_rank", b.highest_rank, -1, top),
-    )  # fmt: skip
+    )
     for name, x, lo, hi in bounds:
         x = np.asarray(x)
         if x.size and (x.min() < lo or x.max() > hi):
@@ -335,7 +343,7 @@ def encode_batch(b: ViewBatch) -> np.ndarray:
     return encoder(b.ruleset).rows(
         b.dice_index, best, b.rolls_used, b.roll_limit, b.is_first, b.players_after, b.lowest_rank,
         b.lowest_count, b.highest_rank, b.earlier_payments, b.stacks, b.active, b.num_players,
-    )  # fmt: skip
+    )  # fmt: skip  # packed: in the order of rows(); one a line is 11 more
 
 
 def encode(view: View) -> np.ndarray:
@@ -346,9 +354,18 @@ def encode(view: View) -> np.ndarray:
     ms = MULTISET_INDEX[view.dice]
     best = view.turn_best_rank if view.turn_best_rank >= 0 else int(e.rank_ms[ms])
     return e.one(
-        ms, best, view.rolls_used, view.roll_limit, view.is_first, view.players_after, lo,
-        view.lowest_count, hi, view.earlier_payments, e.tail(list(view.stacks), list(view.active)),
-    )  # fmt: skip
+        ms,
+        best,
+        view.rolls_used,
+        view.roll_limit,
+        view.is_first,
+        view.players_after,
+        lo,
+        view.lowest_count,
+        hi,
+        view.earlier_payments,
+        e.tail(list(view.stacks), list(view.active)),
+    )
 
 
 def _check_obs(obs: object) -> np.ndarray:

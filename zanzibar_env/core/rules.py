@@ -73,7 +73,7 @@ class FrozenDict(dict[Any, Any]):
     __setitem__ = __delitem__ = __ior__ = _readonly
     clear = pop = popitem = setdefault = update = _readonly
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:  # type: ignore[override]  # read-only: hashable
         return hash(frozenset(self.items()))
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -279,7 +279,7 @@ def _validate_lives_table(r: Ruleset) -> None:
             continue
         allowed = "an integer in 0..10" + (" or 'face'" if cat == "three_of_a_kind" else "")
         _check_type(f"lives_table.{cat}", n, int, allowed)
-        if not 0 <= n <= 10:  # type: ignore[operator]
+        if not (isinstance(n, int) and 0 <= n <= 10):
             raise ValueError(f"option 'lives_table.{cat}' must be {allowed}, got {n!r}")
     if r.payment == "lives_by_highest_hand":
         if r.hand_ranking != "zanzibar_421":

@@ -54,7 +54,7 @@ if yaml.__with_libyaml__:  # libyaml's parser (C, fast) feeds PyYAML's composer,
             Resolver.__init__(self)
 
 else:  # pragma: no cover  (PyYAML built without libyaml: the pure-Python parser, slower)
-    _Base = yaml.SafeLoader  # type: ignore[misc,assignment]
+    _Base = yaml.SafeLoader  # type: ignore[misc,assignment]  # the other branch's base
 
 
 class _Loader(_Base):

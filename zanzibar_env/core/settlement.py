@@ -18,34 +18,35 @@ holds the returned rule instead of choosing it again each round.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, overload
 
 import numpy as np
 
-from .kernel import Number, per_ruleset, select
+from .kernel import A, N, Number, per_ruleset, select
 from .rules import Ruleset
 
 _BIG = 1 << 30
 
 
-def _pick(cond: Number, a: Number, b: Number) -> Number:
+def _pick(cond: N | int, a: N, b: N | int) -> N:
     """Flag ``a`` where ``cond`` else flag ``b`` (flags only)."""
     if type(cond) is np.ndarray:
         return np.where(cond, a, b)
     return (cond & a) | ((cond ^ True) & b)
 
 
-def _least(a: Number, b: Number) -> Number:
+def _least(a: N, b: N | int) -> N:
     return select(a < b, a, b)
 
 
 def _none(flag: Number) -> bool:
     """True if ``flag`` is false everywhere (a Python bool, or an array with no true entry)."""
-    return flag is False or (type(flag) is np.ndarray and not np.count_nonzero(flag))  # (faster than any())
+    # count_nonzero, not any(): docs/benchmarks.md#kernel-and-settlement
+    return flag is False or (type(flag) is np.ndarray and not np.count_nonzero(flag))
 
 
 # ---- who loses --------------------------------------------------------------------------------------
-def round_losers(ruleset: Ruleset, ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+def round_losers(ruleset: Ruleset, ranks: Sequence[N], lo: N, instant: N | int) -> list[N]:
     """Who loses before roll-offs: every seat whose hand has the lowest rank ``lo``.
 
     If the round ended at once on a top hand (``instant``): nobody under ``instant_zanzibar: no_loss``;
@@ -55,24 +56,27 @@ def round_losers(ruleset: Ruleset, ranks: Sequence[Number], lo: Number, instant:
     return losers_rule(ruleset)(ranks, lo, instant)
 
 
-Losers = Callable[[Sequence[Number], Number, Number], list[Number]]
+class Losers(Protocol):
+    """:func:`round_losers` for one ruleset (generic: one kind of number per call)."""
+
+    def __call__(self, ranks: Sequence[N], lo: N, instant: N | int) -> list[N]: ...
 
 
 @per_ruleset
 def losers_rule(ruleset: Ruleset) -> Losers:
     """:func:`round_losers` for one ruleset: ``(ranks, lo, instant) -> losers``."""
 
-    def tied(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+    def tied(ranks: Sequence[N], lo: N, instant: N | int) -> list[N]:
         return [(r >= 0) & (r == lo) for r in ranks]
 
-    def no_loss(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+    def no_loss(ranks: Sequence[N], lo: N, instant: N | int) -> list[N]:
         return [t & (instant ^ True) for t in tied(ranks, lo, instant)]
 
     top = ruleset.table.num_ranks - 1
 
-    def worst_so_far(ranks: Sequence[Number], lo: Number, instant: Number) -> list[Number]:
+    def worst_so_far(ranks: Sequence[N], lo: N, instant: N | int) -> list[N]:
         others = [(r >= 0) & (r != top) for r in ranks]
-        worst: Number = _BIG
+        worst: N | int = _BIG
         for r, o in zip(ranks, others, strict=True):
             worst = select(o & (r < worst), r, worst)
         return [
@@ -84,23 +88,21 @@ def losers_rule(ruleset: Ruleset) -> Losers:
     return rules[ruleset.instant_zanzibar]
 
 
-def may_tie(lowest_count: Number, instant: Number) -> Number:
+def may_tie(lowest_count: N, instant: N) -> N:
     """Whether a round may have more than one loser before roll-offs: two hands or more share the lowest
     rank, or the round ended on an instant top hand (every hand before it loses). Elsewhere the lowest
     hand's seat is the one loser, and :func:`rolloff` has nothing to do (engines skip it)."""
     return (lowest_count > 1) | instant
 
 
-def rolloff(
-    ruleset: Ruleset, tied: list[Number], throw: Callable[[list[Number], Number], list[Number]]
-) -> list[Number]:
+def rolloff(ruleset: Ruleset, tied: list[N], throw: Callable[[list[N], N | bool], list[N]]) -> list[N]:
     """Resolve ties for lowest: all tied seats lose under ``tie_rule: all``; under ``rolloff`` the tied
     seats each throw all three dice once more (``throw(tied, multi)`` returns the rank of each tied
     seat's throw where ``multi``, drawn in play order), repeated while still tied for lowest."""
     if ruleset.tie_rule == "all":
         return tied
     while True:
-        count: Number = 0
+        count: N | int = 0
         for t in tied:
             count = count + t
         multi = count > 1
@@ -109,18 +111,18 @@ def rolloff(
         tied = rolloff_step(tied, throw(tied, multi), multi)
 
 
-def rolloff_step(tied: list[Number], ranks: Sequence[Number], multi: Number) -> list[Number]:
+def rolloff_step(tied: list[N], ranks: Sequence[N], multi: N | bool) -> list[N]:
     """One throw of a roll-off: where ``multi`` (more than one seat tied), the tied seats whose throw
     (``ranks``, one per seat in play order) is the lowest among the tied stay tied; elsewhere nothing
     changes. Engines that cannot loop in Python (``jax.lax.while_loop``) call this in their own loop."""
-    worst: Number = _BIG
+    worst: N | int = _BIG
     for t, r in zip(tied, ranks, strict=True):
         worst = select(t & (r < worst), r, worst)
     single = multi ^ True
     return [t & (single | (r == worst)) for t, r in zip(tied, ranks, strict=True)]
 
 
-def tie_outcomes(ruleset: Ruleset, tied: Number) -> tuple[Number, Number]:
+def tie_outcomes(ruleset: Ruleset, tied: N) -> tuple[N, N]:
     """A tie for lowest among ``tied`` seats in expectation: ``(losers, outcomes)``, the round ends in
     ``outcomes`` equally likely ways, each with ``losers`` losers, and each tied seat is the loser in
     exactly one of them. ``tie_rule: all``: one way, all ``tied`` lose; ``rolloff``: ``tied`` ways (the
@@ -131,29 +133,32 @@ def tie_outcomes(ruleset: Ruleset, tied: Number) -> tuple[Number, Number]:
 
 
 # ---- who pays whom ----------------------------------------------------------------------------------
-def chip_amounts(ruleset: Ruleset, chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
+def chip_amounts(ruleset: Ruleset, chips: Any, cats: Sequence[N], hi_cat: N) -> list[N]:
     """Chips each seat pays each loser: the category price (``chips``, by category index) of the round's
     highest hand (``payment: highest_hand``) or of the payer's own hand (``own_hand``)."""
     return amounts_rule(ruleset)(chips, cats, hi_cat)
 
 
-Amounts = Callable[[Any, Sequence[Number], Number], list[Number]]
+class Amounts(Protocol):
+    """:func:`chip_amounts` for one ruleset."""
+
+    def __call__(self, chips: Any, cats: Sequence[N], hi_cat: N) -> list[N]: ...
 
 
 @per_ruleset
 def amounts_rule(ruleset: Ruleset) -> Amounts:
     """:func:`chip_amounts` for one ruleset: ``(chips, cats, hi_cat) -> amounts``."""
 
-    def highest_hand(chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
+    def highest_hand(chips: Any, cats: Sequence[N], hi_cat: N) -> list[N]:
         return [chips[hi_cat]] * len(cats)
 
-    def own_hand(chips: Any, cats: Sequence[Number], hi_cat: Number) -> list[Number]:
+    def own_hand(chips: Any, cats: Sequence[N], hi_cat: N) -> list[N]:
         return [chips[c] for c in cats]
 
     return highest_hand if ruleset.payment == "highest_hand" else own_hand
 
 
-def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Sequence[Number]) -> list[Number]:
+def pay_chips(stacks: Sequence[N], losers: Sequence[N | bool], amounts: Sequence[N | int]) -> list[N]:
     """Stacks after chip payments: each loser, in play order, receives from every non-loser its amount,
     a payer giving at most what it still holds (the loser takes chips: first to 0 wins)."""
     out = list(stacks)
@@ -169,43 +174,46 @@ def pay_chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Seque
     return out
 
 
-def lose_lives(stacks: Sequence[Number], losers: Sequence[Number], lost: Number) -> list[Number]:
+def lose_lives(stacks: Sequence[N], losers: Sequence[N | bool], lost: N | int) -> list[N]:
     """Stacks after each loser loses ``lost`` lives (never below 0)."""
-    return [s - out * _least(lost, s) for s, out in zip(stacks, losers, strict=True)]
+    return [s - out * _least(s, lost) for s, out in zip(stacks, losers, strict=True)]
 
 
 def stacks_after(
-    ruleset: Ruleset, stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number
-) -> list[Number]:
+    ruleset: Ruleset, stacks: Sequence[N], losers: Sequence[N | bool], amounts: Any, lost: N | int
+) -> list[N]:
     """Stacks after the round: chips paid to the losers (``amounts``, see :func:`chip_amounts`); lives
     lost (``lost`` each, by the round's top hand: ``kernel.lives_lost_by_rank``); or, under ``stake:
     penalty``, ``lost`` penalty points taken by each loser (points count up, RULES.md §8)."""
     return stacks_rule(ruleset)(stacks, losers, amounts, lost)
 
 
-StacksAfter = Callable[[Sequence[Number], Sequence[Number], Any, Number], list[Number]]
+class StacksAfter(Protocol):
+    """:func:`stacks_after` for one ruleset."""
+
+    def __call__(
+        self, stacks: Sequence[N], losers: Sequence[N | bool], amounts: Any, lost: N | int
+    ) -> list[N]: ...
 
 
 @per_ruleset
 def stacks_rule(ruleset: Ruleset) -> StacksAfter:
     """:func:`stacks_after` for one ruleset: ``(stacks, losers, amounts, lost) -> stacks after``."""
 
-    def chips(stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number) -> list[Number]:
+    def chips(stacks: Sequence[N], losers: Sequence[N | bool], amounts: Any, lost: N | int) -> list[N]:
         return pay_chips(stacks, losers, amounts)
 
-    def lives(stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number) -> list[Number]:
+    def lives(stacks: Sequence[N], losers: Sequence[N | bool], amounts: Any, lost: N | int) -> list[N]:
         return lose_lives(stacks, losers, lost)
 
-    def penalty(
-        stacks: Sequence[Number], losers: Sequence[Number], amounts: Any, lost: Number
-    ) -> list[Number]:
+    def penalty(stacks: Sequence[N], losers: Sequence[N | bool], amounts: Any, lost: N | int) -> list[N]:
         return [s + out * lost for s, out in zip(stacks, losers, strict=True)]
 
     return {"chips": chips, "lives": lives}.get(ruleset.stake, penalty)
 
 
 # ---- the next round ------------------------------------------------------------------------------
-def next_starter(ruleset: Ruleset, stacks: Sequence[Number], winner: Number) -> Number:
+def next_starter(ruleset: Ruleset, stacks: Sequence[N], winner: N) -> N:
     """Who rolls first in the next round: the round's winner (its highest hand, RULES.md §2); under
     ``stake: lives``, if the winner is out, the first seat clockwise after it still in the game.
 
@@ -215,7 +223,7 @@ def next_starter(ruleset: Ruleset, stacks: Sequence[Number], winner: Number) -> 
     if ruleset.stake != "lives":  # every seat is in the game
         return winner
     n = len(stacks)
-    ahead: Number = n  # clockwise distance from the winner to the first seat still in
+    ahead: N | int = n  # clockwise distance from the winner to the first seat still in
     for seat, stack in enumerate(stacks):
         d = (seat - winner) % n
         ahead = select((stack > 0) & (d < ahead), d, ahead)
@@ -248,11 +256,11 @@ def start_problem(ruleset: Ruleset, stacks: Sequence[int], first: int, whole_gam
 # ---- the end of a game ------------------------------------------------------------------------------
 def game_winners(
     ruleset: Ruleset,
-    before: Sequence[Number],
-    after: Sequence[Number],
-    played: Sequence[Number],
-    rounds: Number,
-) -> tuple[list[Number], Number]:
+    before: Sequence[N],
+    after: Sequence[N],
+    played: Sequence[N | bool],
+    rounds: N | int,
+) -> tuple[list[N], N | bool]:
     """``(winners, over)`` after the game's ``rounds``-th round: chips: every seat at 0 chips wins;
     lives: the last seat with lives wins, and if everyone left went out in this round, those of them (who
     rolled) with the most lives at its start win; penalty: after ``num_rounds`` rounds, or once a seat has
@@ -261,9 +269,12 @@ def game_winners(
     return game_end_rule(ruleset)(before, after, played, rounds)
 
 
-GameEnd = Callable[
-    [Sequence[Number], Sequence[Number], Sequence[Number], Number], tuple[list[Number], Number]
-]
+class GameEnd(Protocol):
+    """:func:`game_winners` for one ruleset."""
+
+    def __call__(
+        self, before: Sequence[N], after: Sequence[N], played: Sequence[N | bool], rounds: N | int
+    ) -> tuple[list[N], N | bool]: ...
 
 
 @per_ruleset
@@ -272,12 +283,12 @@ def game_end_rule(ruleset: Ruleset) -> GameEnd:
     num_rounds, limit = ruleset.num_rounds, ruleset.penalty_limit
 
     def penalty(
-        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
-    ) -> tuple[list[Number], Number]:
-        over: Number = False
+        before: Sequence[N], after: Sequence[N], played: Sequence[N | bool], rounds: N | int
+    ) -> tuple[list[N], N | bool]:
+        over: N | bool = False
         if num_rounds is not None:
             over = rounds >= num_rounds
-        least: Number = _BIG
+        least: N | int = _BIG
         for a in after:
             least = _least(a, least)
             if limit is not None:
@@ -285,20 +296,20 @@ def game_end_rule(ruleset: Ruleset) -> GameEnd:
         return [over & (a == least) for a in after], over
 
     def chips(
-        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
-    ) -> tuple[list[Number], Number]:
-        over: Number = False
-        won = [a == 0 for a in after]
+        before: Sequence[N], after: Sequence[N], played: Sequence[N | bool], rounds: N | int
+    ) -> tuple[list[N], N | bool]:
+        over: N | bool = False
+        won: list[N] = [a == 0 for a in after]
         for w in won:
             over = over | w
         return won, over
 
     def lives(
-        before: Sequence[Number], after: Sequence[Number], played: Sequence[Number], rounds: Number
-    ) -> tuple[list[Number], Number]:
+        before: Sequence[N], after: Sequence[N], played: Sequence[N | bool], rounds: N | int
+    ) -> tuple[list[N], N | bool]:
         alive = [a > 0 for a in after]
-        left: Number = 0
-        best: Number = -1
+        left: N | int = 0
+        best: N | int = -1
         for a, b, p in zip(alive, before, played, strict=True):
             left = left + a
             best = select(p & (b > best), b, best)
@@ -312,33 +323,65 @@ def game_end_rule(ruleset: Ruleset) -> GameEnd:
 
 
 # ---- rewards ----------------------------------------------------------------------------------------
-def chip_reward(ruleset: Ruleset, transfer: Number) -> Number:
+def chip_reward(ruleset: Ruleset, transfer: N) -> N:
     """``"chips"`` reward of a round: chips given away minus chips received; lives: minus lives lost."""
     return transfer if ruleset.stake == "lives" else -transfer
 
 
-def win_reward(won: Number, winners: Number) -> Number:
+@overload
+def win_reward(won: int, winners: int) -> float: ...
+@overload
+def win_reward(won: A, winners: A) -> A: ...
+def win_reward(won: N, winners: N) -> N | float:
     """``"win"`` reward at game end: ``+1/k`` to each of ``k`` winners, ``-1`` to every other seat."""
     return select(won, 1.0 / select(winners > 0, winners, 1), -1.0)
 
 
-def round_win_reward(any_loser: Number, lost: Number, others: Number) -> Number:
+@overload
+def round_win_reward(any_loser: int, lost: int, others: int) -> float: ...
+@overload
+def round_win_reward(any_loser: A, lost: A, others: A) -> A: ...
+def round_win_reward(any_loser: N, lost: N, others: N) -> N | float:
     """``"win"`` reward of a round episode: ``-1`` for a loser, the ``others`` non-losers share ``+1``;
     0 if nobody lost."""
     return any_loser * select(lost, -1.0, 1.0 / select(others > 0, others, 1))
 
 
+@overload
 def episode_step(
     ruleset: Ruleset,
     episode: str,
     reward: str,
-    transfer: Number,
-    won: Number,
-    winners: Number,
-    over: Number,
-    alive: Number,
-    round_result: Number,
-) -> tuple[Number, Number]:
+    transfer: int,
+    won: int,
+    winners: int,
+    over: int,
+    alive: int,
+    round_result: float,
+) -> tuple[float, bool]: ...
+@overload
+def episode_step(
+    ruleset: Ruleset,
+    episode: str,
+    reward: str,
+    transfer: A,
+    won: A,
+    winners: A,
+    over: A,
+    alive: A,
+    round_result: A | float,
+) -> tuple[A, A]: ...
+def episode_step(
+    ruleset: Ruleset,
+    episode: str,
+    reward: str,
+    transfer: N,
+    won: N,
+    winners: N,
+    over: N,
+    alive: N,
+    round_result: N | float,
+) -> tuple[N | float, N]:
     """``(reward, terminated)`` of one seat for a settled round. Round episodes end after the round
     (``round_result`` is its :func:`round_win_reward`); game episodes end when the game is over, or for
     this seat when it is out of lives while others play on (``"win"``: ``-1``). Truncation (a round cap)

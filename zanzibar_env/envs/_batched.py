@@ -72,7 +72,10 @@ class NumpyGames:
 
     def _alloc(self) -> None:
         N, n = self.num_envs, self.n
-        z = lambda: np.zeros(N, np.int64)  # noqa: E731
+
+        def z() -> np.ndarray:
+            return np.zeros(N, np.int64)
+
         self.stacks = np.zeros((N, n), np.int64)
         self.hrank = np.full((N, n), -1, np.int64)  # rank of each seat's hand this round, -1 = not yet
         self.hcat = np.zeros((N, n), np.int64)  # category index of each seat's hand this round
@@ -293,7 +296,7 @@ class NumpyGames:
         and the rows whose episode ended (not counting episodes that began in this step)."""
         rules, n, start = self.rules, self.n, self.start[s]
         sn = s * n  # flat index into the [N, n] state of each row's seat 0
-        at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T, faster)
+        at = self._rot_t.take(start, 1) + sn  # each (play position, row): [n, S] (= _rot[start].T)
         hr = list(self.hrank.take(at))
         inst = self.inst[s]
         losers = self._rolloffs(s, S.round_losers(rules, hr, self.lo_rank[s], inst), inst)
@@ -311,7 +314,8 @@ class NumpyGames:
         rounds = self.rounds[s] + 1
         self.rounds[s] = rounds
         played = [r >= 0 for r in hr] if self.lives else hr  # (only the lives tie-break reads it)
-        won, over = S.game_winners(rules, before, after, played, rounds)
+        won, ended = S.game_winners(rules, before, after, played, rounds)
+        over = np.asarray(ended)  # (a Python False only where no seat could end the game: an array here)
         me = self._rel_seat.take(start * n + self.seat[s])  # the learner's play position
         return self._game_end(s, me, new, st, won, over, losers, rounds)
 
@@ -328,9 +332,16 @@ class NumpyGames:
         return tied
 
     def _game_end(
-        self, s: np.ndarray, me: np.ndarray, new: np.ndarray, st: np.ndarray,
-        won: list[np.ndarray], over: np.ndarray, losers: list[np.ndarray], rounds: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        self,
+        s: np.ndarray,
+        me: np.ndarray,
+        new: np.ndarray,
+        st: np.ndarray,
+        won: list[np.ndarray],
+        over: np.ndarray,
+        losers: list[np.ndarray],
+        rounds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Rewards and episode ends of the learners (play position ``me``) of rows ``s`` (kernel:
         ``settlement.episode_step``); ``new``/``st`` are stacks ``[position, S]`` after/before the round.
         Returns the rows that play on and the rows whose episode ended (see :meth:`_settle`)."""
@@ -346,9 +357,16 @@ class NumpyGames:
             win_game, k = won_arr.take(mi), won_arr.sum(0)
         mine = new.take(mi)
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward_kind, mine - st.take(mi),
-            won=win_game, winners=k, over=over, alive=mine > 0, round_result=result,
-        )  # fmt: skip
+            self.rules,
+            self.episode,
+            self.reward_kind,
+            mine - st.take(mi),
+            won=win_game,
+            winners=k,
+            over=over,
+            alive=mine > 0,
+            round_result=result,
+        )
         fresh = self._reward(s, reward)
         if type(term) is not np.ndarray:  # rounds: always True
             term = np.full(s.shape, bool(term))
@@ -367,15 +385,30 @@ class NumpyGames:
         """The acting players' observations of rows ``r`` (``None``: every row; the kernel encoder,
         ``Encoder.rows``)."""
         if r is None:  # every row: the state arrays themselves (rows() only reads them), no gathers
-            g = lambda a: a  # noqa: E731
+
+            def g(a: np.ndarray) -> np.ndarray:
+                return a
+
             at = self._row_at
         else:
-            g = lambda a: a[r]  # noqa: E731
+
+            def g(a: np.ndarray) -> np.ndarray:
+                return a[r]
+
             at = r[:, None] * self.n
         pos = g(self.pos)
         st = self.stacks.take(at + self._rot.take(g(self.cur), 0))  # (row, seat) flat: no 2-D fancy index
         return self._enc.rows(
-            g(self.ms), g(self.best_rank), g(self.rolls), g(self.tlim), pos == 0, g(self.norder) - pos - 1,
-            g(self.lo_rank), g(self.lo_count), g(self.hi_rank), g(self.epay),
-            st, st > 0 if self.lives else np.ones_like(st),
-        )  # fmt: skip
+            g(self.ms),
+            g(self.best_rank),
+            g(self.rolls),
+            g(self.tlim),
+            pos == 0,
+            g(self.norder) - pos - 1,
+            g(self.lo_rank),
+            g(self.lo_count),
+            g(self.hi_rank),
+            g(self.epay),
+            st,
+            st > 0 if self.lives else np.ones_like(st),
+        )

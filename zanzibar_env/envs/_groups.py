@@ -53,7 +53,7 @@ class GroupedVectorEnv(ZanzibarVectorEnv):
         who = self._agent_of[self._group[r], (self.cur[r] - self.seat[r]) % self.n - 1]
         if len(self._agents) == 1 or (who == who[0]).all():
             return self._agent_act(self._agents[int(who[0])], r)
-        for i, agent in enumerate(self._agents):  # a handful of agents: cheaper than np.unique
+        for i, agent in enumerate(self._agents):  # a handful of agents: no np.unique
             m = who == i
             if m.any():
                 act[m] = self._agent_act(agent, r[m])

@@ -147,9 +147,12 @@ class VectorConventions(NumpyGames):
         mask[e] = True
         info: dict[str, Any] = {}
         for key, vals in (
-            ("num_rounds", rounds), ("stacks", st), ("hand_ranks", hands), ("first_roller", first),
+            ("num_rounds", rounds),
+            ("stacks", st),
+            ("hand_ranks", hands),
+            ("first_roller", first),
             ("roll_limit", limit),
-        ):  # fmt: skip
+        ):
             full = np.zeros((N, *vals.shape[1:]), np.int64)
             full[e] = vals
             info[key], info["_" + key] = full, mask.copy()
@@ -181,7 +184,7 @@ def env_seeds(seed: Any, num_envs: int) -> list[int | None]:
     stream as it is. ``ValueError`` naming the problem for a wrong length, a negative, a bool or a
     non-integer."""
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        return [check_seed(seed) + i for i in range(num_envs)]  # type: ignore[operator]
+        return [check_seed(seed) + i for i in range(num_envs)]  # type: ignore[operator]  # an int seed gives an int
     if not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) != 1:
         got = " ".join(repr(seed).split())[:80]  # one line, however the seed prints
         raise ValueError(

@@ -113,7 +113,7 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
         "name": "zanzibar_v1",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,
@@ -302,10 +302,16 @@ class raw_env(AECEnv):  # PettingZoo names the class raw_env
             if self.terminations[a]:
                 continue
             reward, term = S.episode_step(
-                self.rules, self.episode, self.reward_kind, rec.transfers[s],
-                won=s in winners, winners=len(winners), over=bool(winners),
-                alive=rec.stacks_after[s] > 0, round_result=_round_result(rec, s, self.rules),
-            )  # fmt: skip
+                self.rules,
+                self.episode,
+                self.reward_kind,
+                rec.transfers[s],
+                won=s in winners,
+                winners=len(winners),
+                over=bool(winners),
+                alive=rec.stacks_after[s] > 0,
+                round_result=_round_result(rec, s, self.rules),
+            )
             self.rewards[a] += reward
             self.terminations[a] = bool(term)
             self.truncations[a] = not term and (self.truncations[a] or (last and g.record.truncated))

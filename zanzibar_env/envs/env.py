@@ -172,7 +172,10 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 4,
+    }
 
     def __init__(
         self,
@@ -198,11 +201,11 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
         self.observation_space = fmt.space
         self._fmt = None if fmt.kind == "flat" else fmt  # None: the flat observation as it is
         self.skip_no_decision = check_bool(skip_no_decision, "skip_no_decision")
-        self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]
+        self.action_space = spaces.Discrete(NUM_ACTIONS)  # type: ignore[assignment]  # Discrete is a Space[np.int64]
         self._script = as_dice_source(dice, None) if dice is not None else None
         self._dice: DiceSource | None = self._script
         # (at most ~29 instance attributes in all: past 30 CPython stops sharing the keys of instance
-        # dicts, and every attribute read and write of the env gets slower)
+        # dicts; docs/benchmarks.md#scalar-engine-and-single-env)
         self._legal = legal_mask(self.rules.holds_allowed)
         self.game: GameState | None = None
         self._encode = RoundEncoder(self.rules)
@@ -324,11 +327,17 @@ class ZanzibarEnv(gym.Env[np.ndarray, int]):
             records.append(rec)
             last = seen == len(rounds)
             winners = game.winners if last else []
-            reward, term = S.episode_step(  # (positional: a call by keyword costs more, once per round)
-                rules, self.episode, self.reward_kind, rec.transfers[seat],
-                seat in winners, len(winners), bool(winners), rec.stacks_after[seat] > 0,  # won, winners, over, alive
+            reward, term = S.episode_step(  # (positional: docs/benchmarks.md#scalar-engine-and-single-env)
+                rules,
+                self.episode,
+                self.reward_kind,
+                rec.transfers[seat],
+                seat in winners,
+                len(winners),
+                bool(winners),
+                rec.stacks_after[seat] > 0,  # won, winners, over, alive
                 _round_result(rec, seat, rules) if self.episode == "round" else 0.0,  # round_result
-            )  # fmt: skip
+            )
             self._reward += reward
             self._term = term
             self._trunc = trunc = not term and last and game.truncated

@@ -84,7 +84,7 @@ class parallel_env(ParallelEnv):  # PettingZoo names the class after the constru
     * v1: initial version (the parallel API of ``zanzibar_v1``).
     """
 
-    metadata: dict[str, Any] = {  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
         "name": "zanzibar_v2",
         "render_modes": ["ansi", "human", "rgb_array"],
         "render_fps": 4,

@@ -52,7 +52,7 @@ class _RegisterAfterLoad:
             return None
         if spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec  # (a namespace package or a loader of the old protocol: nothing registered here)
-        spec.loader = _ThenRegister(spec.loader)  # type: ignore[assignment]
+        spec.loader = _ThenRegister(spec.loader)  # type: ignore[assignment]  # a loader by protocol, not a subclass
         return spec
 
 

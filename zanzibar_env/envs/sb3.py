@@ -3,7 +3,7 @@
 Needs the ``train`` extra (``pip install "zanzibar-env[train]"``); importing this module without SB3
 raises :class:`~zanzibar_env.extras.MissingExtraError`. It is what ``python -m train.ppo`` trains on:
 one batched :class:`~zanzibar_env.envs.vector.ZanzibarVectorEnv` behind SB3's ``VecEnv`` interface,
-with no per-env Python wrappers (4x the steps/s of a ``DummyVecEnv`` of single envs)::
+with no per-env Python wrappers (``docs/benchmarks.md``, "Vector env")::
 
     from sb3_contrib import MaskablePPO
     from zanzibar_env.envs.sb3 import make_sb3_env
@@ -150,7 +150,7 @@ class SB3VecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         """Legal-action masks ``bool[num_envs, 8]`` for the current observations."""
-        masks = [v.action_masks() for v in self.venvs]  # type: ignore[attr-defined]
+        masks = [v.action_masks() for v in self.venvs]  # type: ignore[attr-defined]  # our vector envs; SB3 sees VectorEnv
         return np.concatenate(masks).astype(bool, copy=False)
 
     def close(self) -> None:
@@ -231,10 +231,15 @@ def make_sb3_env(
     if len(parts) > 1:
         offsets = [7919 * p + j for p, (_, size) in enumerate(parts) for j in range(size)]
     kwargs: dict[str, Any] = dict(
-        ruleset=ruleset, num_players=num_players, seat=seat, reward=reward, episode=episodes[env_id],
-        max_rounds=max_rounds, skip_no_decision=skip_no_decision,
+        ruleset=ruleset,
+        num_players=num_players,
+        seat=seat,
+        reward=reward,
+        episode=episodes[env_id],
+        max_rounds=max_rounds,
+        skip_no_decision=skip_no_decision,
         seed=seed if seed is None or offsets is None else [seed + o for o in offsets],
-    )  # fmt: skip
+    )
     if len(merged) == 1:
         return SB3VecEnv(ZanzibarVectorEnv(num_envs, opponents=merged[0][0], **kwargs), offsets)
     sizes, opps = [size for _, size in merged], [spec for spec, _ in merged]

@@ -112,7 +112,10 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
     * v0: initial version.
     """
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
+    metadata: dict[str, Any] = {  # noqa: RUF012  (the base class declares it a plain attribute, not a ClassVar)
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
@@ -181,7 +184,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
         stacks, active = self._rel(self.cur[r], r)
         f = {k: self.view_field(k, r) for k in _FIELDS if k not in ("stacks", "active")}
         b = ViewBatch(ruleset=self.rules, stacks=stacks, active=active, **f)
-        b.row_rng = self._streams.rows(r)  # type: ignore[attr-defined]
+        b.row_rng = self._streams.rows(r)  # type: ignore[attr-defined]  # rows' streams ride along
         return b
 
     def _views(self, b: ViewBatch, seats: np.ndarray) -> list[View]:
@@ -192,7 +195,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
                 ruleset=self.rules,
                 seat=int(seats[i]),
                 num_players=n,
-                dice=tuple(int(d) for d in b.dice[i]),  # type: ignore[arg-type]
+                dice=tuple(int(d) for d in b.dice[i]),  # type: ignore[arg-type]  # three dice a row
                 rolls_used=int(b.rolls_used[i]),
                 roll_limit=int(b.roll_limit[i]),
                 is_first=bool(b.is_first[i]),
@@ -203,7 +206,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
                 earlier_payments=int(b.earlier_payments[i]),
                 stacks=tuple(int(x) for x in b.stacks[i, :n]),
                 active=tuple(bool(x) for x in b.active[i, :n]),
-                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]
+                turn_best_rank=int(b.turn_best_rank[i]),  # type: ignore[index]  # set by the vector env
             )
             for i in range(len(b))
         ]
@@ -389,7 +392,7 @@ class ZanzibarVectorEnv(VectorConventions, VectorEnv):
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ViewBatch) if f.name != "ruleset")
 _FIELD_OF: dict[str, Callable[[ZanzibarVectorEnv, np.ndarray], Any]] = {  # ViewBatch field of rows r
-    "dice": lambda g, r: _MS_DICE.take(g.ms[r], 0),  # = _MS_DICE[ms], several times faster
+    "dice": lambda g, r: _MS_DICE.take(g.ms[r], 0),  # = _MS_DICE[ms] (docs/benchmarks.md#vector-env)
     "rolls_used": lambda g, r: g.rolls[r],
     "roll_limit": lambda g, r: g.tlim[r],  # the turn's limit (kernel.turn_limit, kept at its first throw)
     "is_first": lambda g, r: (g.pos[r] == 0).astype(np.int64),

@@ -42,7 +42,7 @@ from __future__ import annotations
 from ..extras import requires_extra
 
 with requires_extra("jax", "the JAX env (zanzibar_env.jax)"):
-    import jax  # noqa: F401
+    import jax  # noqa: F401  (imported to check the extra is installed)
 
 from ._state import State
 from .env import Env, auto_reset

@@ -10,7 +10,7 @@ as :mod:`zanzibar_env.envs._batched` does for numpy. Functions work on one game;
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +20,7 @@ from jax import lax
 from ..core import kernel as K
 from ..core import settlement as S
 from ..core.rules import Ruleset
-from ._state import HALT_SCRIPT, RANGES, State, draw_u32
+from ._state import HALT_SCRIPT, RANGES, Array, State, draw_u32
 
 I32 = jnp.int32
 _BIG = 1 << 30
@@ -37,9 +37,15 @@ class JaxGames:
     """
 
     def __init__(
-        self, ruleset: Ruleset, num_players: int, episode: str, reward: str, max_rounds: int, learner: bool,
+        self,
+        ruleset: Ruleset,
+        num_players: int,
+        episode: str,
+        reward: str,
+        max_rounds: int,
+        learner: bool,
         rolloff_unroll: int = 0,
-    ) -> None:  # fmt: skip
+    ) -> None:
         r, t = ruleset, ruleset.table
         self.rolloff_unroll = rolloff_unroll
         self.rules, self.n, self.episode, self.reward = r, num_players, episode, reward
@@ -47,7 +53,10 @@ class JaxGames:
         self.lives, self.chips = r.stake == "lives", r.stake == "chips"
         self.instant = r.instant_zanzibar != "off"
         self.best_of_turn = r.final_hand == "best"
-        i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731  (kernel tables are int64 numpy)
+
+        def i32(a: np.ndarray | tuple[int, ...]) -> jax.Array:  # (the kernel's tables are int64 numpy)
+            return jnp.asarray(np.asarray(a), I32)
+
         self.REROLLED = i32(K.REROLLED)  # dice each hold mask throws again
         self.RANK_THROW = i32(t.rank_of_throw)
         self.INSTANT = jnp.asarray(K.ends_turn_at_once(r))  # bool[56]
@@ -55,8 +64,12 @@ class JaxGames:
         self.LIVES = i32(K.lives_lost_by_rank(r))
         # one gather where three would do: the kernel's tables packed side by side, unpacked by _unpack
         # (multisets < 64, ranks < 64, categories < 8, own-hand payments < 2**15)
-        info = (t.rank_of_multiset | K.ends_turn_at_once(r).astype(np.int64) << 6 | t.category_of_multiset << 7
-                | K.own_hand_payment(r) << 10)  # fmt: skip
+        info = (
+            t.rank_of_multiset
+            | K.ends_turn_at_once(r).astype(np.int64) << 6
+            | t.category_of_multiset << 7
+            | K.own_hand_payment(r) << 10
+        )
         assert t.rank_of_multiset.max() < 64 and t.category_of_multiset.max() < 8
         assert (
             t.num_ranks - 1 <= RANGES["hand_rank"][1]
@@ -65,13 +78,13 @@ class JaxGames:
         assert 0 <= K.own_hand_payment(r).min() and K.own_hand_payment(r).max() < 1 << 15
         self.MS_INFO = i32(info)  # [ms] -> rank | instant << 6 | category << 7 | own payment << 10
         # [(ms * 8 + hold) * 216 + throw] -> the multiset after the throw (kernel.roll) | its rank and
-        # instant flag << 6: 13 bits, int16 (a table of 190 KB: fewer cache misses than int32)
+        # instant flag << 6: 13 bits, int16 (a table of 190 KB; docs/benchmarks.md#jax-env)
         trans = np.asarray(K.TRANSITION)
         self.ROLL = jnp.asarray((trans | (info[trans] & 127) << 6).astype(np.int16))
         self.seats = jnp.arange(num_players, dtype=I32)
 
     # ---- dice -----------------------------------------------------------------------------------
-    def throw(self, s: State, k: Any) -> tuple[State, Any]:
+    def throw(self, s: State, k: Array) -> tuple[State, Array]:
         """A throw index ``0..215`` for ``k`` dice: from the script (``State.dice``, faces in the engine's
         order, missing digits as face 1, as ``kernel.throw_index``) or from the state's random stream."""
         if s.dice.shape[0]:
@@ -82,7 +95,7 @@ class JaxGames:
         s, x = draw_u32(s)
         return s, (x % np.uint32(K.NUM_THROWS)).astype(I32)  # (a bias below 1e-9: 2**32 % 216 = 184)
 
-    def _rolloff_ranks(self, s: State, tied: Any) -> tuple[State, Any]:
+    def _rolloff_ranks(self, s: State, tied: Array) -> tuple[State, Array]:
         """Rank of one throw of all three dice per seat (play order); scripted: only tied seats throw."""
         if s.dice.shape[0]:
             before = jnp.cumsum(tied) - tied  # tied seats before each, in play order
@@ -96,7 +109,7 @@ class JaxGames:
         return s, self.RANK_THROW[jnp.stack(throws)]
 
     # ---- turns ----------------------------------------------------------------------------------
-    def roll(self, s: State, held: Any, first: Any) -> State:
+    def roll(self, s: State, held: Array | int, first: Array | bool) -> State:
         """Throw the unheld dice (``first``, a flag: the turn's first throw, all three); sets ``turn_over``."""
         r = self.rules
         s, throw = self.throw(s, jnp.where(first, 3, self.REROLLED[held]))
@@ -110,29 +123,39 @@ class JaxGames:
         )  # (before the turn's first throw: no hand, best rank -1)
         over = K.turn_over(rolls, lim, inst if self.instant else False)
         return s.replace(
-            ms=ms, rolls=rolls, tlim=lim, best_rank=jnp.asarray(best[0], I32), best_ms=jnp.asarray(best[1], I32),
+            ms=ms,
+            rolls=rolls,
+            tlim=lim,
+            best_rank=jnp.asarray(best[0], I32),
+            best_ms=jnp.asarray(best[1], I32),
             turn_over=over,
-        )  # fmt: skip
+        )
 
-    def apply(self, s: State, action: Any) -> State:
+    def apply(self, s: State, action: Array) -> State:
         """The acting seat plays hold mask ``action`` (7 stops the turn)."""
         stop = action == K.STOP
         rolled = self.roll(s, jnp.where(stop, 0, action), first=False)
         return where(stop, s.replace(turn_over=jnp.bool_(True)), rolled)
 
-    def end_turn(self, s: State) -> tuple[State, Any]:
+    def end_turn(self, s: State) -> tuple[State, Array]:
         """Record the acting seat's hand; returns the state and whether the round is over."""
         c = s.current_player
         _, rk, _, cat, own = _unpack(self.MS_INFO[s.best_ms] << 6)
         lo, count, _, hi, hi_seat = K.public_after_turn(s.lo_rank, s.lo_count, 0, s.hi_rank, s.hi_seat, rk, c)
         limit = K.limit_after_turn(s.pos == 0, s.rolls, s.limit, self.rules)
         pos = s.pos + 1
-        inst: Any = self.INSTANT[s.ms] if self.instant else False
-        me = self.seats == c  # (selects, not scatters: ``.at[c]`` is slow under vmap)
+        inst: Array | bool = self.INSTANT[s.ms] if self.instant else False
+        me = self.seats == c  # (selects, not scatters ``.at[c]``: docs/benchmarks.md#jax-env)
         s = s.replace(
-            hand_rank=jnp.where(me, rk, s.hand_rank), hand_cat=jnp.where(me, cat, s.hand_cat),
-            lo_rank=lo, lo_count=count, hi_rank=hi, hi_seat=hi_seat, limit=limit, pos=pos,
-        )  # fmt: skip
+            hand_rank=jnp.where(me, rk, s.hand_rank),
+            hand_cat=jnp.where(me, cat, s.hand_cat),
+            lo_rank=lo,
+            lo_count=count,
+            hi_rank=hi,
+            hi_seat=hi_seat,
+            limit=limit,
+            pos=pos,
+        )
         # fields that never change under this ruleset stay the same arrays (no work in a loop's pass)
         if self.rules.payment == "own_hand":
             s = s.replace(epay=s.epay + own)
@@ -140,45 +163,60 @@ class JaxGames:
             s = s.replace(instant=inst)
         return s, K.round_over(pos, s.norder, inst)
 
-    def next_active(self, s: State, after: Any) -> Any:
+    def next_active(self, s: State, after: Array) -> Array:
         """The first seat clockwise after ``after`` still in the game (itself if none other)."""
         if not self.lives:
             return (after + 1) % self.n
         rel = (self.seats - after - 1) % self.n
         return jnp.argmin(jnp.where(s.stacks > 0, rel, _BIG)).astype(I32)
 
-    def new_round(self, s: State, starter: Any) -> State:
+    def new_round(self, s: State, starter: Array) -> State:
         """A new round that ``starter`` opens (its first throw still to make: :meth:`roll`)."""
         n = self.n
         norder = (s.stacks > 0).sum().astype(I32) if self.lives else jnp.asarray(n, I32)
         z = jnp.asarray(0, I32)
         s = s.replace(
-            start=starter, current_player=starter, pos=z, norder=norder, limit=z + self.rules.max_rolls,
-            hand_rank=jnp.full(n, -1, I32), lo_rank=z - 1, lo_count=z, hi_rank=z - 1, hi_seat=z - 1,
-            epay=z, instant=jnp.bool_(False),
-        )  # fmt: skip
+            start=starter,
+            current_player=starter,
+            pos=z,
+            norder=norder,
+            limit=z + self.rules.max_rolls,
+            hand_rank=jnp.full(n, -1, I32),
+            lo_rank=z - 1,
+            lo_count=z,
+            hi_rank=z - 1,
+            hi_seat=z - 1,
+            epay=z,
+            instant=jnp.bool_(False),
+        )
         return s
 
-    def begin_episode(self, s: State, seat: Any) -> State:
+    def begin_episode(self, s: State, seat: Array) -> State:
         """A new game (or round episode): full stacks, the learner at ``seat``, seat 0 to roll first."""
         s = s.replace(
-            stacks=jnp.full(self.n, self.rules.starting_stack, I32), seat=seat, rounds=jnp.asarray(0, I32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-        )  # fmt: skip
+            stacks=jnp.full(self.n, self.rules.starting_stack, I32),
+            seat=seat,
+            rounds=jnp.asarray(0, I32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+        )
         return self.new_round(s, jnp.asarray(0, I32))
 
     # ---- settlement (kernel: settlement.py, one value per seat in play order) ---------------------
-    def _rolloffs(self, s: State, tied: list[Any]) -> tuple[State, list[Any]]:
+    def _rolloffs(self, s: State, tied: list[Array]) -> tuple[State, list[Array]]:
         """The losers after roll-offs (``settlement.rolloff`` as a ``while_loop`` of ``rolloff_step``);
         the loop carries only the tied flags and the dice stream."""
 
-        def body(c: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+        def body(c: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
             t, draws, at = c
             d, ranks = self._rolloff_ranks(s.replace(draws=draws, dice_at=at), t)
             return jnp.stack(S.rolloff_step(list(t), list(ranks), t.sum() > 1)), d.draws, d.dice_at
 
-        faces = s.dice.shape[0]  # a script: the roll-off stops where it runs out (its last face
-        more = lambda c: (c[0].sum() > 1) & ((c[2] < faces) if faces else True)  # noqa: E731  repeats)
+        faces = s.dice.shape[0]  # a script: the roll-off stops where it runs out (its last face repeats)
+
+        def more(c: tuple[Array, Array, Array]) -> jax.Array:
+            return (c[0].sum() > 1) & ((c[2] < faces) if faces else True)
+
         c = (jnp.stack(tied), s.draws, s.dice_at)
         for _ in range(self.rolloff_unroll):  # (a roll-off of two seats ends in one round 35 times in 36)
             go = more(c)
@@ -189,7 +227,7 @@ class JaxGames:
             s = s.replace(halted=jnp.where(t.sum() > 1, HALT_SCRIPT, s.halted))
         return s, list(t)
 
-    def settle(self, s: State, due: Any) -> State:
+    def settle(self, s: State, due: Array) -> State:
         """Settle the round: stacks, rewards (added to ``State.rewards``), ends; then the next round (its
         first throw to make) unless the episode is over. ``due``: the round is over (only those roll off:
         a batch's roll-off loop runs until its last table is done)."""
@@ -202,8 +240,8 @@ class JaxGames:
             s, losers = self._rolloffs(s, [x & due for x in losers])
         st = _take(s.stacks, order)
         before = list(st)
-        amounts: Any = None
-        lost: Any = 0
+        amounts: list[Array] | None = None
+        lost: Array | int = 0
         if self.chips:
             amounts = S.chip_amounts(
                 R, self.PAY, list(_take(s.hand_cat, order)), _take(s.hand_cat, s.hi_seat)
@@ -212,7 +250,8 @@ class JaxGames:
             lost = self.LIVES[s.hi_rank]
         new = jnp.stack([jnp.asarray(a, I32) for a in S.stacks_after(R, before, losers, amounts, lost)])
         rounds = s.rounds + 1
-        won, over = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
+        won, ended = S.game_winners(R, before, list(new), [r >= 0 for r in hr] if self.lives else hr, rounds)
+        over = jnp.asarray(ended)  # (a Python False only where no seat could end the game)
         reward, term = self._rewards(st, new, jnp.stack(losers), jnp.stack(won), over)
         me = (s.seat - s.start) % n  # the learner's play position
         term = _take(jnp.broadcast_to(term, (n,)), me) if self.learner else over | (self.episode == "round")
@@ -221,15 +260,18 @@ class JaxGames:
             bad = s.halted == HALT_SCRIPT
             term, trunc = term & ~bad, trunc | bad
         s = s.replace(
-            stacks=_take(new, back), rounds=rounds, terminated=term, truncated=trunc,
+            stacks=_take(new, back),
+            rounds=rounds,
+            terminated=term,
+            truncated=trunc,
             rewards=s.rewards + _take(reward, back),
-        )  # fmt: skip
+        )
         return where(term | trunc, s, self._next_round(s))
 
-    def _rewards(self, st: Any, new: Any, lost: Any, won: Any, over: Any) -> tuple[Any, Any]:
+    def _rewards(self, st: Array, new: Array, lost: Array, won: Array, over: Array) -> tuple[Array, Array]:
         """``(reward, terminated)`` per play position (``settlement.episode_step``, every seat at once)."""
-        result: Any = 0.0
-        win_game: Any = 0.0
+        result: Array | float = 0.0
+        win_game: Any = 0.0  # (won and winners: read only by the "win" reward)
         k: Any = 0
         if self.reward == "win" and self.episode == "round":
             active = st > 0 if self.lives else jnp.ones_like(lost)
@@ -237,9 +279,16 @@ class JaxGames:
         elif self.reward == "win":
             win_game, k = won, won.sum()
         reward, term = S.episode_step(
-            self.rules, self.episode, self.reward, new - st, won=win_game, winners=k, over=over,
-            alive=new > 0, round_result=result,
-        )  # fmt: skip
+            self.rules,
+            self.episode,
+            self.reward,
+            new - st,
+            won=win_game,
+            winners=k,
+            over=over,
+            alive=new > 0,
+            round_result=result,
+        )
         reward = jnp.broadcast_to(jnp.asarray(reward, jnp.float32), st.shape)
         if self.lives:  # seats out of the game before this round take nothing more (self-play)
             reward = jnp.where(st > 0, reward, 0.0)
@@ -250,7 +299,7 @@ class JaxGames:
         in the game after it)."""
         return self.new_round(s, S.next_starter(self.rules, list(s.stacks), s.hi_seat))
 
-    def record(self, s: State) -> tuple[State, Any]:
+    def record(self, s: State) -> tuple[State, Array]:
         """Record the acting seat's turn and pass to the next seat (its first throw is the caller's to
         make); returns the state and whether the round is over (then the seat is not passed: settle)."""
         s, over = self.end_turn(s)
@@ -259,7 +308,7 @@ class JaxGames:
         ), over
 
 
-def _take(x: Any, i: Any) -> Any:
+def _take(x: Array, i: Array) -> Array:
     """``x[i]`` for a table's ``[n]`` array ``x`` and an index (or ``[k]`` indices) ``i`` in ``0..n-1``, as
     ``n`` selects: under ``vmap`` a gather is a kernel of its own, selects fuse with their neighbours."""
     i = jnp.asarray(i)
@@ -269,13 +318,16 @@ def _take(x: Any, i: Any) -> Any:
     return out
 
 
-def _unpack(p: Any) -> tuple[Any, Any, Any, Any, Any]:
+def _unpack(p: Array) -> tuple[Array, Array, Array, Array, Array]:
     """``(multiset, rank, instant, category, own payment)`` of a ``JaxGames.ROLL`` entry (the first three) or
     of ``JaxGames.MS_INFO[ms] << 6`` (the last four)."""
     return p & 63, (p >> 6) & 63, (p >> 12) & 1 == 1, (p >> 13) & 7, p >> 16
 
 
-def where(cond: Any, a: Any, b: Any) -> Any:
+T = TypeVar("T")  # a pytree
+
+
+def where(cond: Array, a: T, b: T) -> T:
     """``a`` where ``cond`` else ``b``, field by field (a field both share, untouched by either, is kept
     as it is: no select)."""
     return jax.tree.map(lambda x, y: x if x is y else jnp.where(cond, x, y), a, b)

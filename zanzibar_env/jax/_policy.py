@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -25,8 +26,14 @@ class JaxPolicy:
             raise TypeError(f"opponent_table must be a PolicyTable, got {type(table).__name__}")
         self.t, self.kind, self.name = table, table.kind, table.name
         sizes = list(range(2, (num_players or 2) + 1)) if ruleset.stake == "lives" else [num_players or 2]
-        check_made_for(table, ruleset, None, "as a JAX opponent", "opponent table",
-                       "pass dataclasses.replace(table, made_for=None)")  # fmt: skip
+        check_made_for(
+            table,
+            ruleset,
+            None,
+            "as a JAX opponent",
+            "opponent table",
+            "pass dataclasses.replace(table, made_for=None)",
+        )
         missing = [a for a in sizes if table.kind == "dense" and int(table.num_keys[a]) == 0]
         if missing:
             held = [a for a in range(len(table.num_keys)) if int(table.num_keys[a]) > 0]
@@ -45,11 +52,14 @@ class JaxPolicy:
                 raise ValueError(
                     f"opponent table {table.name!r} was built for another ruleset's hand ranking"
                 )
-            i32 = lambda a: jnp.asarray(np.asarray(a), I32)  # noqa: E731
+
+            def i32(a: np.ndarray) -> jax.Array:
+                return jnp.asarray(np.asarray(a), I32)
+
             self.rows, self.policy = (
                 _narrow(table.rows),
                 _narrow(table.policy),
-            )  # (smaller: fewer cache misses)
+            )  # (docs/benchmarks.md#jax-env)
             self.np_offsets = tuple(
                 np.asarray(a) for a in (table.xs, table.num_keys, table.row_start, table.policy_start)
             )

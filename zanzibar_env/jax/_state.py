@@ -13,7 +13,7 @@ per pass, and one word costs one where six fields cost six.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, TypeAlias, overload
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +22,7 @@ import numpy as np
 from ..core.hands import MULTISETS
 from ..core.rules import _INT_RANGES, MAX_PLAYERS
 
-Array = Any  # a jax.Array (a traced one inside jit / vmap)
+Array: TypeAlias = jax.Array  # (a traced one inside jit / vmap)
 
 #: ``State.halted``: the learner reached no decision in ``MAX_SKIPS`` (1000) episodes begun in one call
 #: (opponents that never let it choose; ``skip_no_decision=True``)
@@ -39,13 +39,17 @@ class _Bits:
         self.word, self.shift, self.offset, self.flag = word, shift, offset, flag
         self.ones = (1 << width) - 1
 
-    def __get__(self, s: Any, owner: Any = None) -> Any:
+    @overload
+    def __get__(self, s: None, owner: type | None = None) -> _Bits: ...
+    @overload
+    def __get__(self, s: State, owner: type | None = None) -> Array: ...
+    def __get__(self, s: State | None, owner: type | None = None) -> _Bits | Array:
         if s is None:  # read on the class (``State.ms``: help, docs): the field itself
             return self
         v = (getattr(s, self.word) >> self.shift) & self.ones
         return v == 1 if self.flag else v - self.offset
 
-    def put(self, word: Array, value: Any) -> Array:
+    def put(self, word: Array, value: Array | int) -> Array:
         """``word`` with this quantity set to ``value`` (an int, bool or integer array)."""
         v = (jnp.asarray(value).astype(jnp.int32) + self.offset) & self.ones
         return (word & ~(self.ones << self.shift)) | (v << self.shift)
@@ -85,7 +89,7 @@ class State:
     #                (HALT_NO_DECISION) no decision in 1000 episodes begun in one call of a skipping env,
     #                2 (HALT_SCRIPT) the dice script ran out in a roll-off; truncated there, then kept
     seed: Array  # uint32: the table's random stream: its seed ...
-    draws: Array  # uint32: ... and the draws made from it (two scalars: a [2] pair costs a slower kernel)
+    draws: Array  # uint32: ... and the draws made from it (two scalars, not a [2] pair: docs/benchmarks.md#jax-env)
     dice: Array  # int32[F]: scripted die faces (tests; F = 0: random dice)
     dice_at: Array  # int32: faces of the script used
     # ---- the env it belongs to (static: part of the pytree's structure, not an array) ----
@@ -117,7 +121,9 @@ class State:
             b = BITS[name]
             _check_bits(name, changes[name])
             words[b.word] = b.put(words.get(b.word, getattr(self, b.word)), changes.pop(name))
-        return dataclasses.replace(self, **changes, **words)
+        if clash := sorted(changes.keys() & words.keys()):
+            raise TypeError(f"State.replace() got the word(s) {clash} and bit fields stored in them")
+        return dataclasses.replace(self, **(changes | words))
 
     @property
     def env_id(self) -> str:
@@ -153,7 +159,7 @@ assert RANGES.keys() == BITS.keys() and all(
 assert all(b.shift + b.ones.bit_length() <= 31 for b in BITS.values())  # and every word its int32
 
 
-def _check_bits(name: str, value: Any) -> None:
+def _check_bits(name: str, value: Array | int) -> None:
     """``ValueError`` for a concrete (not traced) value of bit field ``name`` outside its range."""
     if isinstance(value, jax.core.Tracer):
         return
@@ -166,7 +172,7 @@ def _check_bits(name: str, value: Any) -> None:
 
 def draw_u32(s: State) -> tuple[State, Array]:
     """One uniform ``uint32`` from the table's stream: a counter-based hash (``lowbias32`` of seed and
-    counter, a few integer ops: cheap under ``vmap``, where ``jax.random`` would cost a threefry per draw)."""
+    counter, a few integer ops, not ``jax.random``'s threefry: ``docs/benchmarks.md``, "JAX env")."""
     x = s.seed ^ (s.draws * np.uint32(0x9E3779B9))
     x = x ^ (x >> 16)
     x = x * np.uint32(0x7FEB352D)
@@ -190,4 +196,4 @@ def empty_state(
         seat=i, stacks=zn, hands=zn, rounds=i, start=i, norder=i, public=i, epay=i, instant=f, turn=i,
         pending=jnp.zeros(n, jnp.float32), passing=i, halted=i, seed=seed,
         draws=jnp.asarray(0, jnp.uint32), dice=dice, dice_at=i, env_key=env_key,
-    )  # fmt: skip
+    )  # fmt: skip  # packed: one field a line is 20 lines more

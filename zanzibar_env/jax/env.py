@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.typing import ArrayLike
 
 from ..core import kernel as K
 from ..core.checks import check_bool, check_float
@@ -20,13 +21,16 @@ from ..core.observation import OBS_SIZE
 from ..core.policy_table import PolicyTable
 from ..core.provenance import ruleset_digest
 from ..core.registry import agents_with
+from ..core.rules import Ruleset
 from ..envs import _envutil as U
 from ._core import I32, JaxGames, where
 from ._obs import JaxEncoder
 from ._policy import JaxPolicy
-from ._state import HALT_NO_DECISION, HALT_SCRIPT, State, draw_u32, empty_state
+from ._state import HALT_NO_DECISION, HALT_SCRIPT, Array, State, draw_u32, empty_state
 
 NUM_ACTIONS = K.NUM_ACTIONS
+#: ``(ended, terminated, truncated, rewards)`` of the first episode that ended in a step (:meth:`Env._play`).
+Report = tuple[Array, Array, Array, Array]
 
 
 class Env:
@@ -118,8 +122,15 @@ class Env:
         self.opponents = [] if self.self_play else _policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
-        self.games = JaxGames(rules, n, episode, reward, max_r, learner=not self.self_play,
-                              rolloff_unroll=2 if self.loops == "fixed" else 0)  # fmt: skip
+        self.games = JaxGames(
+            rules,
+            n,
+            episode,
+            reward,
+            max_r,
+            learner=not self.self_play,
+            rolloff_unroll=2 if self.loops == "fixed" else 0,
+        )
         self.enc = JaxEncoder(rules, n)
         self.legal = jnp.asarray(K.legal_mask(rules.holds_allowed))
         opp = "self-play" if self.self_play else ",".join(p.name or p.kind for p in self.opponents)
@@ -150,7 +161,7 @@ class Env:
         return self.games
 
     # ---- API ------------------------------------------------------------------------------------
-    def init(self, key: Any, dice: Any = None) -> State:
+    def init(self, key: Array, dice: ArrayLike | None = None) -> State:
         """A new episode at the learner's first decision. ``dice`` (tests): die faces ``1..6`` to throw,
         in the engine's order (each throw takes as many faces as dice thrown; ``ScriptedDice``)."""
         k_seed, k_seat = jax.random.split(key)
@@ -167,12 +178,12 @@ class Env:
         s = s.replace(pending=s.rewards, rewards=zero, passing=_passing(s))
         return self.check_halted(self._finish(s))
 
-    def step(self, state: State, action: Any, key: Any = None) -> State:
+    def step(self, state: State, action: ArrayLike, key: Array | None = None) -> State:
         """Play ``action`` for ``state.current_player``, then the opponents until the learner's next
         decision or the episode's end. ``key`` (optional) reseeds the table's dice for this step."""
         return self._step(state, action, key, reset=False)
 
-    def step_autoreset(self, state: State, action: Any, key: Any = None) -> State:
+    def step_autoreset(self, state: State, action: ArrayLike, key: Array | None = None) -> State:
         """:meth:`step`, and where the episode ends a new one begins in the same step, from the table's
         own dice stream (the vector env's ``SAME_STEP`` autoreset with ``skip_no_decision``): the state
         returned is the new episode's, with the ended episode's ``terminated``, ``truncated`` and
@@ -181,19 +192,19 @@ class Env:
         begun again without acting (reported ended, zero rewards)."""
         return self._step(state, action, key, reset=True)
 
-    def observe(self, state: State, player_id: Any = None) -> Any:
+    def observe(self, state: State, player_id: Array | None = None) -> Array:
         """``float32[33]``: the acting seat's observation, or after the episode the seat blocks seen from
         the learner (``player_id`` is accepted for Pgx's signature; only the acting seat is observed)."""
         end = state.terminated | state.truncated
         who = state.current_player if self.self_play else state.seat
         return jnp.where(end, self.enc.terminal(state, who), self.enc.observe(state))
 
-    def legal_action_mask(self, state: State) -> Any:
+    def legal_action_mask(self, state: State) -> Array:
         """``bool[8]``: the legal hold masks of ``state`` (``state.legal_action_mask``)."""
         return state.legal_action_mask
 
     # ---- the loop ---------------------------------------------------------------------------------
-    def _step(self, state: State, action: Any, key: Any, reset: bool) -> State:
+    def _step(self, state: State, action: ArrayLike, key: Array | None, reset: bool) -> State:
         if not isinstance(state, State) or state.env_key != self.key:
             theirs = getattr(state, "env_key", None) if isinstance(state, State) else type(state).__name__
             raise ValueError(
@@ -207,10 +218,13 @@ class Env:
         done = over & (state._step_count > 0) & ~passing if reset else over
         zero = jnp.zeros_like(state.rewards)
         s = state.replace(
-            rewards=jnp.where(done, zero, state.pending), pending=zero, passing=jnp.zeros_like(state.passing),
+            rewards=jnp.where(done, zero, state.pending),
+            pending=zero,
+            passing=jnp.zeros_like(state.passing),
             terminated=(done & state.terminated) | (state.passing == 1),
-            truncated=(done & state.truncated) | (state.passing == 2), _step_count=state._step_count + 1,
-        )  # fmt: skip
+            truncated=(done & state.truncated) | (state.passing == 2),
+            _step_count=state._step_count + 1,
+        )
         if key is not None:
             s = s.replace(seed=jax.random.bits(key, (), jnp.uint32), draws=jnp.asarray(0, jnp.uint32))
         legal = (action >= 0) & (action < NUM_ACTIONS) & self.legal[jnp.clip(action, 0, NUM_ACTIONS - 1)]
@@ -222,9 +236,12 @@ class Env:
         s = self._finish(s)  # (reset: the new episode's observation and mask)
         if reset:  # the ended episode's rewards and flags, the new episode's rewards pending
             s = s.replace(
-                rewards=jnp.where(ended[0], ended[3], s.rewards), pending=jnp.where(ended[0], s.rewards, 0.0),
-                terminated=ended[1], truncated=ended[2] | (s.halted != state.halted), passing=_passing(s),
-            )  # fmt: skip
+                rewards=jnp.where(ended[0], ended[3], s.rewards),
+                pending=jnp.where(ended[0], s.rewards, 0.0),
+                terminated=ended[1],
+                truncated=ended[2] | (s.halted != state.halted),
+                passing=_passing(s),
+            )
         return self.check_halted(s)
 
     def check_halted(self, state: State) -> State:
@@ -255,12 +272,12 @@ class Env:
         mask = jnp.where(end, jnp.ones(NUM_ACTIONS, bool), self.legal)
         return s.replace(legal_action_mask=mask, observation=self.observe(s))
 
-    def _waits(self, s: State) -> Any:
+    def _waits(self, s: State) -> Array:
         """The caller's decision: a turn in progress at a seat the caller plays."""
         mine = True if self.self_play else s.current_player == s.seat
         return ~s.turn_over & mine
 
-    def _play(self, s: State, reset: bool, reported: bool) -> tuple[State, tuple[Any, Any, Any, Any]]:
+    def _play(self, s: State, reset: bool, reported: bool) -> tuple[State, Report]:
         """Play on until the caller's decision, or the episode's end (``reset``: begin a new episode there
         and play on). Returns the state and ``(ended, terminated, truncated, rewards)`` of the first
         episode that ended (``reported``: ends are skips, as ``skip_no_decision``: nothing is kept).
@@ -283,7 +300,7 @@ class Env:
         games = self.games
         zero = jnp.zeros_like(s.rewards)
 
-        def again(s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[Any, State, tuple[Any, Any, Any, Any]]:
+        def again(s: State, rep: Report) -> tuple[Array, State, Report]:
             """A new episode where one ended (``reset``; without ``skip`` only the first end of the step)."""
             if not reset:
                 return jnp.bool_(False), s, rep
@@ -291,7 +308,7 @@ class Env:
             fresh, rep2 = self._again(s, rep)
             return is_new, where(is_new, fresh, s), where(is_new, rep2, rep)
 
-        def body(c: tuple[State, Any, Any]) -> tuple[State, Any, Any]:
+        def body(c: tuple[State, Report, Array]) -> tuple[State, Report, Array]:
             s, rep, k = c
             s, due = self._turns(s)
             s = where(due, games.settle(s, due), s)  # (the next round begun where the episode goes on)
@@ -300,12 +317,23 @@ class Env:
             return where(first, games.roll(s, 0, jnp.bool_(True)), s), rep, k + is_new.astype(I32)
 
         if reset and self.skip:
-            going = lambda c: ~(self._waits(c[0]) & ~_over(c[0]))  # noqa: E731
-            cond = lambda c: going(c) & (c[2] < U.MAX_SKIPS)  # noqa: E731  (the bound: see the docstring)
+
+            def going(c: tuple[State, Report, Array]) -> jax.Array:
+                return ~(self._waits(c[0]) & ~_over(c[0]))
+
+            def cond(c: tuple[State, Report, Array]) -> jax.Array:
+                return going(c) & (c[2] < U.MAX_SKIPS)  # the bound: see the docstring
+
         elif reset:  # a second end in the step: the new episode ended before a decision (passing)
-            cond = lambda c: ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))  # noqa: E731
+
+            def cond(c: tuple[State, Report, Array]) -> jax.Array:
+                return ~(self._waits(c[0]) | (_over(c[0]) & c[1][0]))
+
         else:
-            cond = lambda c: ~(self._waits(c[0]) | _over(c[0]))  # noqa: E731
+
+            def cond(c: tuple[State, Report, Array]) -> jax.Array:
+                return ~(self._waits(c[0]) | _over(c[0]))
+
         f = jnp.bool_(False)
         s, rep, k = lax.while_loop(cond, body, (s, (jnp.bool_(reported), f, f, zero), jnp.asarray(0, I32)))
         if reset and self.skip:  # the bound, not a decision, ended the loop: flagged and truncated
@@ -313,14 +341,14 @@ class Env:
             s = s.replace(halted=jnp.where(stuck, HALT_NO_DECISION, s.halted), truncated=s.truncated | stuck)
         return s, rep
 
-    def _turns(self, s: State) -> tuple[State, Any]:
+    def _turns(self, s: State) -> tuple[State, Array]:
         """Play events until the caller's decision, the episode's end or a round's last turn recorded
         (returns the state and that flag: the round is to be settled). Each pass is one event, computed
         branch-free: a finished turn is recorded (and the next seat's first throw made), or an opponent
         decides (and re-throws)."""
         games = self.games
 
-        def body(c: tuple[State, Any]) -> tuple[State, Any]:
+        def body(c: tuple[State, Array]) -> tuple[State, Array]:
             s, _ = c
             is_end = s.turn_over  # record the turn
             recorded, last = games.record(s)
@@ -335,12 +363,17 @@ class Env:
             t = where(stop, t.replace(turn_over=jnp.bool_(True)), where(first | ~is_end, rolled, t))
             return t, is_end & last
 
-        cond = lambda c: ~(self._waits(c[0]) | _over(c[0]) | c[1])  # noqa: E731
+        def cond(c: tuple[State, Array]) -> jax.Array:
+            return ~(self._waits(c[0]) | _over(c[0]) | c[1])
+
         if self.loops == "while":
             return lax.while_loop(cond, body, (s, jnp.bool_(False)))
+
         # fixed: every pass is one event (a turn recorded, or an opponent's decision), so a round's turns
         # take at most num_players * max_rolls passes; passes after the stop change nothing
-        masked = lambda _, c: where(cond(c), body(c), c)  # noqa: E731
+        def masked(_: jax.Array, c: tuple[State, Array]) -> tuple[State, Array]:
+            return where(cond(c), body(c), c)
+
         return lax.fori_loop(0, self.max_events, masked, (s, jnp.bool_(False)))
 
     @property
@@ -348,19 +381,23 @@ class Env:
         """The most passes of the event loop between two stops (each seat: its decisions and its record)."""
         return self._n * self.rules.max_rolls
 
-    def _again(self, s: State, rep: tuple[Any, Any, Any, Any]) -> tuple[State, tuple[Any, Any, Any, Any]]:
+    def _again(self, s: State, rep: Report) -> tuple[State, Report]:
         """A new episode after one that ended in this step; keeps the first ended episode's report."""
         ended, term, trunc, out = rep
         keep = ~ended
-        kept = (jnp.bool_(True), term | (keep & s.terminated), trunc | (keep & s.truncated),
-                jnp.where(keep, s.rewards, out))  # fmt: skip
+        kept = (
+            jnp.bool_(True),
+            term | (keep & s.terminated),
+            trunc | (keep & s.truncated),
+            jnp.where(keep, s.rewards, out),
+        )
         seat = s.seat
         if self.fixed_seat is None:
             s, seat = _draw_seat(s, self._n)
         s = s.replace(rewards=jnp.zeros_like(s.rewards), _step_count=jnp.asarray(0, I32))
         return self.games.begin_episode(s, seat), kept
 
-    def _opponent(self, s: State) -> tuple[State, Any]:
+    def _opponent(self, s: State) -> tuple[State, Array]:
         """The acting opponent's hold mask (the ``k``-th seat after the learner plays ``opponents[k]``)."""
         first = self.opponents[0]
         if all(p is first for p in self.opponents):
@@ -385,22 +422,22 @@ class Env:
 LOOPS = ("auto", "while", "fixed")
 
 
-def _over(s: State) -> Any:
+def _over(s: State) -> Array:
     return s.terminated | s.truncated
 
 
-def _passing(s: State) -> Any:
+def _passing(s: State) -> Array:
     """``State.passing`` of a state the loop left: 1 / 2 if its episode is over (terminated / truncated)."""
     return jnp.where(s.truncated, 2, jnp.where(s.terminated, 1, 0)).astype(I32)
 
 
-def _draw_seat(s: State, n: int) -> tuple[State, Any]:
+def _draw_seat(s: State, n: int) -> tuple[State, Array]:
     """A learner's seat drawn from the table's stream."""
     s, x = draw_u32(s)
     return s, (x % np.uint32(n)).astype(I32)
 
 
-def _check_dice(dice: Any) -> Any:
+def _check_dice(dice: ArrayLike) -> Array:
     """Scripted dice as ``int32[F]``: concrete faces must be integers 1..6 (``ValueError`` otherwise)."""
     if not isinstance(dice, jax.core.Tracer):
         d = np.asarray(dice)
@@ -409,7 +446,7 @@ def _check_dice(dice: Any) -> Any:
     return jnp.asarray(dice, I32).reshape(-1)
 
 
-def _check_action(action: Any) -> Any:
+def _check_action(action: ArrayLike) -> Array:
     """The action as an ``int32`` scalar, or ``ValueError`` (raised while the step is traced).
 
     Pgx's convention: any integer that is not a legal hold mask is an illegal action (the episode ends with
@@ -434,7 +471,7 @@ def _check_action(action: Any) -> Any:
     return a.astype(I32)
 
 
-def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
+def _policies(opponents: Any, rules: Ruleset, n: int) -> list[JaxPolicy]:
     """One :class:`JaxPolicy` per other seat, clockwise after the learner (shared where the spec is)."""
     specs = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else None
     if specs is not None and len(specs) != n - 1:
@@ -452,7 +489,7 @@ def _policies(opponents: Any, rules: Any, n: int) -> list[JaxPolicy]:
     return [one(s) for s in specs] if specs is not None else [one(opponents)] * (n - 1)
 
 
-def _table_of(spec: Any, rules: Any, n: int) -> PolicyTable:
+def _table_of(spec: Any, rules: Ruleset, n: int) -> PolicyTable:
     agent = U.make_opponents(spec, n, rules)[0]
     make = getattr(agent, "policy_table", None)
     if make is None:
@@ -468,11 +505,16 @@ def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callab
     ends; the returned state is the new episode's, with the ended step's ``terminated``, ``truncated``
     and ``rewards`` (the new episode's first rewards stay pending for its first step)."""
 
-    def wrapped(state: State, action: Any, key: Any) -> State:
+    def wrapped(state: State, action: ArrayLike, key: Array) -> State:
         k_step, k_init = jax.random.split(key)
         end = state.terminated | state.truncated
-        state = where(end, state.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False),
-                                          rewards=jnp.zeros_like(state.rewards)), state)  # fmt: skip
+        state = where(
+            end,
+            state.replace(
+                terminated=jnp.bool_(False), truncated=jnp.bool_(False), rewards=jnp.zeros_like(state.rewards)
+            ),
+            state,
+        )
         state = step(state, action, k_step)
         end = state.terminated | state.truncated
         fresh = init(k_init)  # (a fresh state that halted stays truncated)

@@ -75,7 +75,7 @@ def value_iteration_module() -> ModuleType:
             def _missing(attr: str) -> Any:
                 raise ImportError(f"open_spiel's lp_solver.{attr} needs cvxpy: pip install cvxpy")
 
-            stub.__getattr__ = _missing  # type: ignore[method-assign]
+            stub.__getattr__ = _missing  # type: ignore[method-assign]  # a stand-in module's __getattr__
             sys.modules[name] = stub
             try:
                 return importlib.import_module("open_spiel.python.algorithms.value_iteration")

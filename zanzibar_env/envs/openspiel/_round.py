@@ -238,7 +238,7 @@ class RoundMachine:
         else:
             self._pay(losers)
 
-    def _resolve(self, tied: list[bool]) -> None:
+    def _resolve(self, tied: list[int]) -> None:
         try:
             self._pay(S.rolloff(self.ruleset, tied, _no_throw))
         except _RollOff:

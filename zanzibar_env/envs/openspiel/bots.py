@@ -36,13 +36,22 @@ def view_of(rnd: RoundMachine) -> View:
     n, hands, pos = rnd.n, rnd.ruleset.table.hands, rnd.pos
     active = [s in rnd.order for s in range(n)]
     return View(
-        ruleset=rnd.ruleset, seat=seat, num_players=n, dice=MULTISETS[rnd.ms], rolls_used=rnd.rolls_used,
-        roll_limit=rnd.turn_limit, is_first=pos == 0, players_after=len(rnd.order) - pos - 1,
-        lowest=hands[rnd.hands[rnd.lo_seat]] if rnd.lo >= 0 else None, lowest_count=rnd.lo_count,
-        highest=hands[rnd.hands[rnd.hi_seat]] if rnd.hi >= 0 else None, earlier_payments=rnd.paid,
+        ruleset=rnd.ruleset,
+        seat=seat,
+        num_players=n,
+        dice=MULTISETS[rnd.ms],
+        rolls_used=rnd.rolls_used,
+        roll_limit=rnd.turn_limit,
+        is_first=pos == 0,
+        players_after=len(rnd.order) - pos - 1,
+        lowest=hands[rnd.hands[rnd.lo_seat]] if rnd.lo >= 0 else None,
+        lowest_count=rnd.lo_count,
+        highest=hands[rnd.hands[rnd.hi_seat]] if rnd.hi >= 0 else None,
+        earlier_payments=rnd.paid,
         stacks=tuple(rnd.stacks[(seat + k) % n] for k in range(n)),
-        active=tuple(active[(seat + k) % n] for k in range(n)), turn_best_rank=rnd.best_rank,
-    )  # fmt: skip
+        active=tuple(active[(seat + k) % n] for k in range(n)),
+        turn_best_rank=rnd.best_rank,
+    )
 
 
 def _ms_of_rank(ruleset: Ruleset, rank: int) -> int:

@@ -306,6 +306,15 @@ def observation(rnd: RoundMachine, player: int) -> np.ndarray:
         return e.terminal(np.array([stacks]), np.array([active]))[0]
     pos = rnd.pos
     return e.one(
-        rnd.ms, rnd.best_rank, rnd.rolls_used, rnd.turn_limit, pos == 0, len(rnd.order) - pos - 1,
-        rnd.lo, rnd.lo_count, rnd.hi, rnd.paid, e.tail(stacks, active),
-    )  # fmt: skip
+        rnd.ms,
+        rnd.best_rank,
+        rnd.rolls_used,
+        rnd.turn_limit,
+        pos == 0,
+        len(rnd.order) - pos - 1,
+        rnd.lo,
+        rnd.lo_count,
+        rnd.hi,
+        rnd.paid,
+        e.tail(stacks, active),
+    )

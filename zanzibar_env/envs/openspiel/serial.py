@@ -113,7 +113,7 @@ def install() -> None:
             return original_dump(game, state)
         return _GAME_AND_STATE.format(game=str(game), state=serialize(state))
 
-    deserialize_game_and_state.zanzibar_safe = True  # type: ignore[attr-defined]
+    deserialize_game_and_state.zanzibar_safe = True  # type: ignore[attr-defined]  # a mark on the function
     deserialize_game_and_state.__doc__ = original_load.__doc__
     serialize_game_and_state.__doc__ = original_dump.__doc__
     pyspiel.deserialize_game_and_state = deserialize_game_and_state
