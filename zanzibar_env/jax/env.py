@@ -5,7 +5,7 @@ See :class:`Env` (the documentation page) and the package docstring for where it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -18,12 +18,10 @@ from ..core import kernel as K
 from ..core.checks import check_bool, check_float
 from ..core.deprecated import warn_renamed
 from ..core.observation import OBS_SIZE
-from ..core.policy_table import PolicyTable
 from ..core.provenance import ruleset_digest
-from ..core.registry import agents_with
-from ..core.rules import Ruleset
 from ..envs import _envutil as U
 from ._core import I32, JaxGames, where
+from ._inputs import check_action, check_dice, opponent_policies
 from ._obs import JaxEncoder
 from ._policy import JaxPolicy
 from ._state import HALT_NO_DECISION, HALT_SCRIPT, Array, State, draw_u32, empty_state
@@ -119,7 +117,7 @@ class Env:
         self.reward_kind, self.episode, self.penalty = reward, episode, float(illegal_action_penalty)
         self.self_play = opponents is None
         self.skip = check_bool(skip_no_decision, "skip_no_decision")
-        self.opponents = [] if self.self_play else _policies(opponents, rules, n)
+        self.opponents = [] if self.self_play else opponent_policies(opponents, rules, n)
         max_r = U.check_max_rounds(max_rounds, rules)
         assert max_r is not None
         self.games = JaxGames(
@@ -165,7 +163,7 @@ class Env:
         """A new episode at the learner's first decision. ``dice`` (tests): die faces ``1..6`` to throw,
         in the engine's order (each throw takes as many faces as dice thrown; ``ScriptedDice``)."""
         k_seed, k_seat = jax.random.split(key)
-        script = jnp.zeros(0, I32) if dice is None else _check_dice(dice)
+        script = jnp.zeros(0, I32) if dice is None else check_dice(dice)
         s = empty_state(
             self._n, OBS_SIZE, NUM_ACTIONS, script, jax.random.bits(k_seed, (), jnp.uint32), self.key
         )
@@ -210,7 +208,7 @@ class Env:
             raise ValueError(
                 f"the state is not one of this env's: it is of {theirs!r}, this env is {self.key!r}"
             )
-        action = _check_action(action)
+        action = check_action(action)
         over = state.terminated | state.truncated
         passing = (state.passing > 0) if reset else jnp.bool_(False)  # reported now, the action ignored
         # finished: stepped as Pgx does (zero rewards); under reset a state fresh from the reset carries
@@ -437,69 +435,6 @@ def _draw_seat(s: State, n: int) -> tuple[State, Array]:
     return s, (x % np.uint32(n)).astype(I32)
 
 
-def _check_dice(dice: ArrayLike) -> Array:
-    """Scripted dice as ``int32[F]``: concrete faces must be integers 1..6 (``ValueError`` otherwise)."""
-    if not isinstance(dice, jax.core.Tracer):
-        d = np.asarray(dice)
-        if d.dtype.kind not in "iu" or (d.size and (d.min() < 1 or d.max() > 6)):
-            raise ValueError(f"dice must be die faces, integers 1..6, got {str(dice)[:60]}")
-    return jnp.asarray(dice, I32).reshape(-1)
-
-
-def _check_action(action: ArrayLike) -> Array:
-    """The action as an ``int32`` scalar, or ``ValueError`` (raised while the step is traced).
-
-    Pgx's convention: any integer that is not a legal hold mask is an illegal action (the episode ends with
-    ``illegal_action_penalty``). A concrete integer outside int32 (``2**32 + 3``) is illegal as it is, not
-    wrapped; a traced 64-bit action (``jax_enable_x64``) likewise. With 64-bit types off, JAX itself turns
-    an ``int64`` argument of ``jit`` or ``vmap`` into ``int32`` by wrapping before the step is called: pass
-    ``int32`` actions there."""
-    if not isinstance(action, jax.core.Tracer):
-        v = np.asarray(action)
-        if v.shape == () and v.dtype.kind in "iu" and not 0 <= int(v) < NUM_ACTIONS:
-            return jnp.asarray(-1, I32)  # illegal, whatever its width
-    a = jnp.asarray(action)
-    if a.shape != ():
-        raise ValueError(
-            f"action must be one integer hold mask 0-7 per table (jax.vmap the step over a batch), "
-            f"got an array of shape {a.shape}"
-        )
-    if not jnp.issubdtype(a.dtype, jnp.integer):
-        raise ValueError(f"action must be an integer hold mask 0-7, got dtype {a.dtype}")
-    if a.dtype.itemsize > 4:  # (traced int64 under x64: illegal where it is out of range, not wrapped)
-        a = jnp.where((a < 0) | (a >= NUM_ACTIONS), -1, a)
-    return a.astype(I32)
-
-
-def _policies(opponents: Any, rules: Ruleset, n: int) -> list[JaxPolicy]:
-    """One :class:`JaxPolicy` per other seat, clockwise after the learner (shared where the spec is)."""
-    specs = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else None
-    if specs is not None and len(specs) != n - 1:
-        raise ValueError(
-            f"opponents: got {len(specs)} for {n - 1} other seats; give one spec or one per seat"
-        )
-    built: dict[int, JaxPolicy] = {}
-
-    def one(spec: Any) -> JaxPolicy:
-        if id(spec) not in built:
-            table = spec if isinstance(spec, PolicyTable) else _table_of(spec, rules, n)
-            built[id(spec)] = JaxPolicy(table, rules, n)
-        return built[id(spec)]
-
-    return [one(s) for s in specs] if specs is not None else [one(opponents)] * (n - 1)
-
-
-def _table_of(spec: Any, rules: Ruleset, n: int) -> PolicyTable:
-    agent = U.make_opponents(spec, n, rules)[0]
-    make = getattr(agent, "policy_table", None)
-    if make is None:
-        raise ValueError(
-            f"opponent {spec!r} cannot play inside the JAX step (it has no policy_table(ruleset, num_players)); "
-            f"JAX opponents: {', '.join(agents_with('policy_table'))}, or a PolicyTable"
-        )
-    return make(rules, n)
-
-
 def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callable[..., State]:
     """Pgx's ``pgx.experimental.auto_reset``: a step that begins a new episode (``init(key)``) when one
     ends; the returned state is the new episode's, with the ended step's ``terminated``, ``truncated``
@@ -518,8 +453,9 @@ def auto_reset(step: Callable[..., State], init: Callable[..., State]) -> Callab
         state = step(state, action, k_step)
         end = state.terminated | state.truncated
         fresh = init(k_init)  # (a fresh state that halted stays truncated)
-        fresh = fresh.replace(terminated=state.terminated, truncated=state.truncated | (fresh.halted > 0),
-                              rewards=state.rewards)  # fmt: skip
+        fresh = fresh.replace(
+            terminated=state.terminated, truncated=state.truncated | (fresh.halted > 0), rewards=state.rewards
+        )
         return where(end, fresh, state)
 
     return wrapped
