@@ -8,7 +8,7 @@ Nothing of the exact solvers is read: no imitation, no solver values, no exploit
 
 **What is learned.** One action value per information state and action (:class:`GameIndex`: the own
 stack, the first roller's hand and the roll limit for the second roller, the rolls used, the dice:
-583,184 rows x 8 hold masks in classic), as a win-or-lose value in ``[-1, 1]`` for the seat to move.
+293,888 rows x 8 hold masks in classic), as a win-or-lose value in ``[-1, 1]`` for the seat to move.
 The game is one of perfect information (each decision sees everything that has happened; chance is the
 dice), so one-step Q-learning with a negamax target is sound: after a decision the target is the
 reward at the game's end, else the best value of the next decision, with its sign flipped where the
