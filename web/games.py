@@ -40,10 +40,11 @@ def seat_bot(name: str, rules: Ruleset, players: int, seed: int) -> Any:
     """The bot ``name`` for a table of ``players`` under ``rules``; a learned bot made for other rules
     or another table size is refused (:mod:`zanzibar_env.core.made_for`; the arena has no opt-in)."""
     agent = make_agent(name, seed=seed)
+    where = f"in the arena under {rules.name!r} at {players} players"
     try:
-        check_made_for(agent, rules, players, where=f"in the arena under {rules.name!r} at {players} players")
+        check_made_for(agent, rules, players, where=where, opt_in=None)
     except ValueError as e:
-        raise Refused(str(e).split("; to play it anyway")[0], 422) from None
+        raise Refused(str(e), 422) from None
     return agent
 
 

@@ -312,3 +312,9 @@ def test_a_state_without_exact_values_is_played_without_them(monkeypatch: pytest
     assert r["feedback"]["cost"] is None and "no table for this state" in r["feedback"]["note"]
     if not r["state"]["over"]:
         assert "no table" in r["state"]["hints_error"]
+
+
+def test_a_bot_made_for_other_tables_is_refused_without_an_opt_in_the_arena_lacks(client: TestClient) -> None:
+    r = client.post("/api/games", json={"players": 4, "bots": ["ppo_classic_2p"]})
+    assert r.status_code == 422 and "made for tables of 2 players" in r.json()["error"]
+    assert "to play it anyway" not in r.json()["error"]

@@ -84,11 +84,11 @@ def check_made_for(
     num_players: int | None = None,
     where: str = "",
     what: str = "agent",
-    opt_in: str = _OPT_IN,
+    opt_in: str | None = _OPT_IN,
 ) -> None:
     """``ValueError`` naming the ``what`` (agent, table), what it was made for and where it is used,
     unless its ``made_for`` (if any) fits ``ruleset`` and ``num_players`` (see the module docstring);
-    the message ends with ``opt_in``, how to use it anyway."""
+    the message ends with ``opt_in``, how to use it anyway (``None``: where there is no way to)."""
     made_for = getattr(agent, "made_for", None)
     if not isinstance(made_for, dict):
         return
@@ -99,7 +99,7 @@ def check_made_for(
         layout_only = all("features decode" in p for p in problems)
         if opt_in == _OPT_IN and all("this table has" in p for p in problems):
             opt_in = _SIZE_OPT_IN  # (only the table size is off: the narrower opt-in)
-        hint = "" if layout_only else f"; to play it anyway, {opt_in}"
+        hint = "" if layout_only or opt_in is None else f"; to play it anyway, {opt_in}"
         raise ValueError(f"{what} {name!r} cannot play{at}: {'; '.join(problems)}{hint}")
 
 
